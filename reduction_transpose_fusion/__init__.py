@@ -1,0 +1,45 @@
+"""Reduction–transpose fusion for PyTorch Inductor.
+
+When a graph needs both a transposed contiguous copy of ``x [N, C]`` (or of a pointwise result of it) and
+reductions of ``x`` over its leading dims, stock ``torch.compile`` emits 2–4 kernels that read ``x`` two or three
+times; with this package Inductor emits one kernel that reads ``x`` once and writes every output.
+
+Usage::
+
+    import reduction_transpose_fusion  # registers the config entries, the heuristics and the CUDA backend
+    torch._inductor.config.reduction_transpose_fusion = True   # off by default
+
+Importing raises ``ImportError`` on any torch other than :data:`SUPPORTED_TORCH`: the package extends Inductor
+internals that change between releases (listed in :mod:`reduction_transpose_fusion._torch_private`).
+"""
+
+from __future__ import annotations
+
+import torch
+
+SUPPORTED_TORCH = "2.11.0"
+__version__ = "0.1.0"
+
+if torch.__version__.split("+")[0] != SUPPORTED_TORCH:
+    raise ImportError(
+        f"reduction_transpose_fusion supports torch {SUPPORTED_TORCH} only; found torch {torch.__version__}. "
+        f"Install torch=={SUPPORTED_TORCH}."
+    )
+
+from . import _torch_private, config  # noqa: E402
+from .choices import ReductionTransposeChoices  # noqa: E402
+from .codegen.cuda_combined_scheduling import ReductionTransposeCUDACombinedScheduling  # noqa: E402
+from .fx_passes.reduction_transpose import ReductionTransposePass  # noqa: E402
+
+
+def install() -> None:
+    """Register the config entries, the choices handler and the CUDA backend.  Idempotent; runs at import."""
+    config.register()
+    _torch_private.install_choices(ReductionTransposeChoices)
+    _torch_private.register_cuda_backend(ReductionTransposeCUDACombinedScheduling, ReductionTransposePass())
+    _torch_private.register_log_name(__name__)
+
+
+install()
+
+__all__ = ["SUPPORTED_TORCH", "install", "config"]

@@ -1,0 +1,194 @@
+"""Every touch of a private PyTorch surface, in one place.
+
+Checked against torch 2.11.0 (``SUPPORTED_TORCH``); :mod:`reduction_transpose_fusion` refuses to import on any other
+version, because each item below is an unversioned internal that has changed between releases.
+
+| surface (torch 2.11.0)                                   | why no public hook does it                                |
+|----------------------------------------------------------|-----------------------------------------------------------|
+| ``utils/_config_module.py`` ``_config``, ``_ConfigEntry`` | ``ConfigModule.__setattr__`` rejects unknown keys         |
+| ``_inductor/virtualized.py`` ``V.set_choices_handler``   | the choices handler is cached per thread                  |
+| ``_inductor/codegen/common.py`` ``get_*_for_device``     | we wrap, not replace, the stock CUDA backend              |
+| ``_inductor/codegen/triton.py`` ``FixedTritonConfig``    | the only way ``triton_kernel_kwargs`` can pin a launch    |
+| ``simd_kernel_features`` ``Disable/EnableReduction``     | the markers that tell where a kernel's loop ends          |
+| ``TritonKernel.post_loop_combine`` / ``post_loop_store`` / | the cooperative finish is emitted inside                |
+|   ``cooperative_reduction_workspace_cache`` / ``body``   |   ``codegen_body``; see :func:`take_post_loop_code`       |
+| ``'launch_cooperative_grid': True`` in the kernel source | set inside ``codegen_kernel`` with no hook; see           |
+|                                                          |   :func:`drop_cooperative_launch`                         |
+| ``codegen/common.py`` ``DeferredLine``                   | a guard line must vanish with the store it guards         |
+| ``torch._logging.register_log``                          | ``set_logs(reduction_transpose_fusion=...)`` needs a name |
+
+Everything else the package uses is an extension point that Inductor documents for out-of-tree use:
+``InductorChoices`` / ``config.inductor_choices_class``, ``register_backend_for_device`` and its
+``device_custom_pass`` (a ``CustomGraphModulePass``), and ``TritonScheduling.kernel_type``.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import torch
+import torch._inductor.config as inductor_config
+from torch._inductor.codegen import common as codegen_common
+from torch._inductor.codegen.common import DeferredLine
+from torch._inductor.codegen.cuda_combined_scheduling import CUDACombinedScheduling
+from torch._inductor.codegen.simd_kernel_features import DisableReduction, EnableReduction
+from torch._inductor.codegen.triton import FixedTritonConfig, TritonKernel, TritonScheduling
+from torch._inductor.utils import IndentedBuffer
+from torch._inductor.virtualized import V
+from torch.utils._config_module import Config, _ConfigEntry
+
+from . import SUPPORTED_TORCH
+
+__all__ = [
+    "CUDACombinedScheduling",
+    "DisableReduction",
+    "EnableReduction",
+    "FixedTritonConfig",
+    "IndentedBuffer",
+    "SUPPORTED_TORCH",
+    "TritonKernel",
+    "TritonScheduling",
+    "V",
+    "deferred_line",
+    "drop_cooperative_launch",
+    "install_choices",
+    "register_log_name",
+    "register_config_entry",
+    "register_cuda_backend",
+    "take_post_loop_code",
+]
+
+
+def register_config_entry(name: str, default: Any, env: str) -> None:
+    """Add ``torch._inductor.config.<name>`` with ``default``, overridable by the environment variable ``env``.
+
+    The entry then works with ``config.patch``, ``torch.compile(options=...)`` and joins the FX-graph and
+    AOTAutograd cache keys (both hash ``config.save_config_portable()``, which walks ``_config``).
+
+    ``_ConfigEntry`` only parses bool and str environment variables (``_config_module.py:326``); for other types
+    we parse ``env`` ourselves and store it as the entry's environment default, which has the same precedence
+    (below ``config.x = ...`` and ``patch``, above the default).
+
+    Raises:
+        ValueError: if ``env`` is set to a value that does not parse as ``type(default)``.
+    """
+    if name in inductor_config._config:
+        return  # idempotent: importing twice must not reset a user's override
+    entry = _ConfigEntry(Config(default=default))
+    raw = os.environ.get(env)
+    if raw is not None:
+        entry.env_value_default = _parse_env(env, raw, type(default))
+    inductor_config._config[name] = entry
+    inductor_config._is_dirty = True  # drop the cached config hash
+
+
+def _parse_env(env: str, raw: str, value_type: type) -> Any:
+    if value_type is bool:
+        if raw not in ("0", "1"):
+            raise ValueError(f"{env}={raw!r}: expected 0 or 1")
+        return raw == "1"
+    try:
+        return value_type(raw)
+    except ValueError as e:
+        raise ValueError(f"{env}={raw!r}: expected a {value_type.__name__}") from e
+
+
+def install_choices(choices_cls: type) -> None:
+    """Make ``choices_cls`` Inductor's heuristics handler, for new threads and for this one.
+
+    ``config.inductor_choices_class`` is read lazily, once per thread (``virtualized.py:211``), so a thread that
+    already compiled holds a stock ``InductorChoices``; ``V.set_choices_handler`` replaces it in this thread.
+    A user's own ``inductor_choices_class`` is kept: we then warn, and the fusion stays off.
+    """
+    current = inductor_config.inductor_choices_class
+    if current is not None and current is not choices_cls:
+        import warnings
+
+        warnings.warn(
+            f"torch._inductor.config.inductor_choices_class is already {current!r}; "
+            "reduction_transpose_fusion leaves it in place and will not fuse",
+            stacklevel=3,
+        )
+        return
+    inductor_config.inductor_choices_class = choices_cls
+    V.set_choices_handler(choices_cls())
+
+
+def register_cuda_backend(scheduling_cls: type, device_pass: Any) -> None:
+    """Register ``scheduling_cls`` (a ``CUDACombinedScheduling`` subclass) for "cuda", with ``device_pass``.
+
+    Stock Inductor fills the "cuda" slot lazily (``init_backend_registration``, ``common.py:536``) only when it is
+    empty; we fill it first with the stock wrappers, so only the scheduling changes.  For a non-Triton
+    ``config.cuda_backend`` (halide, pallas) the stock scheduling is used unchanged.
+    """
+    codegen_common.init_backend_registration()
+    if getattr(codegen_common.get_scheduling_for_device("cuda"), "_rtf_wrapped", False):
+        return
+    stock = codegen_common.device_codegens["cuda"]
+
+    def scheduling(scheduler):
+        if inductor_config.cuda_backend == "triton":
+            return scheduling_cls(scheduler)
+        return stock.scheduling(scheduler)
+
+    scheduling._rtf_wrapped = True  # type: ignore[attr-defined]
+    codegen_common.register_backend_for_device(
+        "cuda",
+        scheduling,
+        stock.wrapper_codegen,
+        stock.cpp_wrapper_codegen,
+        stock.fx_wrapper_codegen,
+        device_custom_pass=device_pass,
+    )
+
+
+def take_post_loop_code(kernel: TritonKernel) -> tuple[IndentedBuffer, IndentedBuffer]:
+    """Detach the code a cooperative reduction runs after its loop: (partials store, peers load + final store).
+
+    ``TritonKernel.codegen_body`` (``triton.py:4893``) emits ``post_loop_combine``, then a grid barrier, then
+    ``post_loop_store``, but only when one of them is non-empty.  Taking both out before calling it suppresses the
+    barrier; the caller emits its own finish after the loop.  The workspace cache is told the loop ended, as
+    ``codegen_body`` would have done (``triton.py:5058``).
+    """
+    combine, store = kernel.post_loop_combine, kernel.post_loop_store
+    kernel.post_loop_combine, kernel.post_loop_store = IndentedBuffer(), IndentedBuffer()
+    if combine or store:
+        kernel.cooperative_reduction_workspace_cache.on_loop_end()
+    return combine, store
+
+
+_COOPERATIVE_LAUNCH = "'launch_cooperative_grid': True"
+
+
+def drop_cooperative_launch(kernel_source: str) -> str:
+    """Turn the cooperative launch of a generated kernel into an ordinary one.
+
+    ``TritonKernel.codegen_kernel`` sets ``triton_meta["launch_cooperative_grid"] = True`` for every cooperative
+    reduction (``triton.py:5470``) and prints ``triton_meta`` into the source; the launcher reads it back
+    (``runtime/triton_heuristics.py:806``).  A kernel that never waits on another program must not ask for a
+    cooperative launch, which caps the grid at what is resident at once.
+
+    Raises:
+        AssertionError: if the source does not hold the key exactly once (Inductor changed how it prints it).
+    """
+    count = kernel_source.count(_COOPERATIVE_LAUNCH)
+    if count != 1:
+        raise AssertionError(f"expected {_COOPERATIVE_LAUNCH!r} once in the kernel source, found it {count} times")
+    return kernel_source.replace(_COOPERATIVE_LAUNCH, "'launch_cooperative_grid': False")
+
+
+def deferred_line(buffer_name: str, line: str) -> DeferredLine:
+    """A line of kernel code that Inductor drops if the store to ``buffer_name`` is removed."""
+    return DeferredLine(buffer_name, line)
+
+
+def register_log_name(name: str) -> None:
+    """Let ``torch._logging.set_logs(<name>=logging.INFO)`` control the ``<name>`` logger.
+
+    ``TORCH_LOGS=<name>`` works without this, because ``<name>`` is an importable module.
+    """
+    import torch._logging
+
+    if name not in torch._logging._internal.log_registry.log_alias_to_log_qnames:
+        torch._logging._internal.register_log(name, name)

@@ -1,0 +1,147 @@
+"""Inductor heuristics for reduction–transpose sites (``InductorChoices`` subclass).
+
+Two decisions differ from stock, and only for reductions that the post-grad pass
+(:mod:`reduction_transpose_fusion.fx_passes.reduction_transpose`) marked:
+
+* ``reduction_split_factor`` returns 1.  Stock splits a column reduction over ``N`` into two kernels
+  (``ir.py:1291``), and the first stage's loops ``[C, split] x [N / split]`` never match the transposed copy's
+  ``[C, N]``, so the two cannot fuse (``can_fuse``: "no shared data").  Unsplit, Inductor's own scheduler fuses
+  the reduction, its pointwise producers and the transposed copy into one kernel over ``(numel=C, rnumel=N)``.
+* ``triton_kernel_kwargs`` gives that kernel back the parallelism the split provided: a cooperative reduction
+  over ``RSPLIT`` programs with a fixed launch (:func:`..runtime.triton_heuristics.launch_config`) and the
+  last-program finish of :class:`..codegen.triton.ReductionTransposeTritonKernel`.  Where that finish is not safe
+  (a reduction result read inside a later loop of the same kernel) it keeps Inductor's grid-barrier finish with a
+  grid of at most one program per SM, which is always co-resident.
+
+Everything else is ``InductorChoices``' default.  Each decision is logged under ``TORCH_LOGS=reduction_transpose_fusion``.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Optional
+
+import sympy
+import torch
+from torch._inductor.choices import InductorChoices
+from torch._inductor.runtime.hints import DeviceProperties
+
+from . import config
+from ._torch_private import DisableReduction, EnableReduction, FixedTritonConfig, V
+from .codegen.triton import ReductionTransposeTritonKernel
+from .fx_passes.reduction_transpose import META_KEY, Site
+from .runtime.triton_heuristics import LaunchConfig, launch_config
+
+log = logging.getLogger(__name__)
+
+
+class ReductionTransposeChoices(InductorChoices):
+    """``InductorChoices`` that fuses marked reduction–transpose sites; stock behaviour everywhere else."""
+
+    def reduction_split_factor(self, device, reduction_numel_hint, numel_hint, inner_reduction) -> int:
+        node = V.graph.current_node
+        if not inner_reduction and node is not None and META_KEY in node.meta and config.enabled():
+            return 1
+        return InductorChoices.reduction_split_factor(device, reduction_numel_hint, numel_hint, inner_reduction)
+
+    def triton_kernel_kwargs(self, kernel_cls, features, groups, kernel_kwargs) -> dict[str, Any]:
+        kwargs = super().triton_kernel_kwargs(kernel_cls, features, groups, kernel_kwargs)
+        if not config.enabled():
+            return kwargs
+        sites = _sites_in(features)
+        if not sites:
+            return kwargs
+        site = sites[0]
+        names = ", ".join(sorted({s.reduction for s in sites}))
+        sizes = V.graph.sizevars
+        if not (sizes.statically_known_equals(features.numel, site.cols)
+                and sizes.statically_known_equals(features.reduction_numel, site.rows)):
+            log.info("skip %s: its kernel iterates (%s, %s), not (C=%s, N=%s)", names,
+                     features.numel, features.reduction_numel, site.cols, site.rows)
+            return kwargs
+        if not issubclass(kernel_cls, ReductionTransposeTritonKernel):
+            log.info("skip %s: kernel class %s is not ours (scan or custom backend)", names, kernel_cls.__name__)
+            return kwargs
+        launch = _launch_for(features, site)
+        last_block = _single_loop(features)
+        if not last_block:
+            launch = _co_resident(launch, features)
+        _log_decision(features, sites, names, launch, last_block)
+        kwargs.update(
+            override_cooperative_reduction=True,
+            override_persistent_reduction=False,
+            fixed_config=FixedTritonConfig(launch.as_dict()),
+            last_block_finish=last_block,
+        )
+        return kwargs
+
+
+def _sites_in(features) -> list[Site]:
+    """Sites of the marked reductions among the kernel's nodes (in schedule order)."""
+    out = []
+    for node in features.scheduler_nodes():
+        if node.is_reduction():
+            out.extend(o.meta[META_KEY] for o in _origins(node) if META_KEY in o.meta)
+    return out
+
+
+def _origins(node) -> list[torch.fx.Node]:
+    return list(getattr(node.node, "origins", ()) or ())
+
+
+def _single_loop(features) -> bool:
+    """True if no node runs in a second reduction loop (one that could read a finished reduction)."""
+    seen_disable = disabled = False
+    for entry in features.node_schedule:
+        if entry is DisableReduction:
+            seen_disable = disabled = True
+        elif entry is EnableReduction:
+            disabled = False
+        elif seen_disable and not disabled:
+            return False
+    return True
+
+
+def _launch_for(features, site: Site) -> LaunchConfig:
+    sizes = V.graph.sizevars
+    cols = sizes.optimization_hint(features.numel)
+    rows = sizes.optimization_hint(features.reduction_numel)
+    device = V.graph.get_current_device_or_throw()
+    num_sms = DeviceProperties.create(device).multi_processor_count
+    return launch_config(cols, rows, _narrowest_itemsize(features, site), num_sms, config.launch_override())
+
+
+def _narrowest_itemsize(features, site: Site) -> int:
+    """Element size in bytes of the narrowest full-size (N * C) buffer the kernel reads or writes."""
+    full = site.rows * site.cols
+    sizes = V.graph.sizevars
+    itemsizes = []
+    for node in features.scheduler_nodes():
+        for dep in (*node.read_writes.reads, *node.read_writes.writes):
+            numel: Optional[sympy.Expr] = getattr(dep, "get_numel", lambda: None)()
+            if numel is not None and sizes.statically_known_equals(numel, full):
+                itemsizes.append(V.graph.get_dtype(dep.name).itemsize)
+    return min(itemsizes, default=4)
+
+
+def _co_resident(launch: LaunchConfig, features) -> LaunchConfig:
+    """Cap the grid at one program per SM, which a cooperative launch can always make resident."""
+    sizes = V.graph.sizevars
+    cols = sizes.optimization_hint(features.numel)
+    num_sms = DeviceProperties.create(V.graph.get_current_device_or_throw()).multi_processor_count
+    col_blocks = -(-cols // launch.XBLOCK)
+    rsplit = max(1, min(launch.RSPLIT, num_sms // col_blocks))
+    return LaunchConfig(launch.XBLOCK, launch.R0_BLOCK, rsplit, launch.num_warps, launch.num_stages)
+
+
+def _log_decision(features, sites: list[Site], names: str, launch: LaunchConfig, last_block: bool) -> None:
+    fx_names = {o.name for node in features.scheduler_nodes() for o in _origins(node)}
+    copies = sorted({s.transpose for s in sites} & fx_names)
+    finish = "last-program finish" if last_block else "grid-barrier finish (a reduction result is read in a later loop)"
+    if copies:
+        log.info("fused %s with transposed copy %s into one kernel (C=%s, N=%s); %s; %s",
+                 names, ", ".join(copies), sites[0].cols, sites[0].rows, launch, finish)
+    else:
+        log.info("%s was not fused with its transposed copy %s (Inductor kept them apart); "
+                 "the reduction runs alone, unsplit; %s; %s",
+                 names, ", ".join(sorted({s.transpose for s in sites})), launch, finish)

@@ -1,0 +1,99 @@
+"""The package's switches, registered as entries of ``torch._inductor.config``.
+
+Importing the package adds the entries below, so they work like Inductor's own: ``config.patch(...)``,
+``torch.compile(options={...})``, the environment variables named here (read once, at import), and the FX-graph /
+AOTAutograd cache keys (a changed value never reuses a compiled graph).
+
+Read them at call time through :func:`enabled`, :func:`min_bytes` and :func:`launch_override`, never by caching a
+value, so that ``config.patch`` in tests and user code takes effect.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+import torch._inductor.config as inductor_config
+
+from . import _torch_private
+
+
+@dataclasses.dataclass(frozen=True)
+class Entry:
+    name: str
+    default: object
+    env: str
+    doc: str
+
+
+ENTRIES = (
+    # Off by default: the fusion changes the kernels Inductor emits, so users opt in.
+    Entry(
+        "reduction_transpose_fusion",
+        False,
+        "TORCHINDUCTOR_REDUCTION_TRANSPOSE_FUSION",
+        "Fuse a transposed contiguous copy of x [N, C] and reductions of x over its leading dims into one kernel.",
+    ),
+    # The gate.  Compared with the bytes of the tensor that is transposed: numel(x) * x.element_size(), where x is
+    # the operand of the permute, in its own dtype (for q = g.to(float8); q.t().contiguous() that is q's bytes).
+    # 64 MiB is the default the core issue asked for; the measured profitability table is in the README.
+    Entry(
+        "reduction_transpose_fusion_min_bytes",
+        64 * 2**20,
+        "TORCHINDUCTOR_REDUCTION_TRANSPOSE_FUSION_MIN_BYTES",
+        "Fuse only when the transposed tensor has at least this many bytes.",
+    ),
+    # Expert override of the launch heuristic, e.g. "XBLOCK=64,R0_BLOCK=64,RSPLIT=16,num_warps=4,num_stages=1".
+    # Keys left out keep the heuristic's value.  Used by the tuning sweep and by tests of odd configurations.
+    Entry(
+        "reduction_transpose_fusion_launch_config",
+        "",
+        "TORCHINDUCTOR_REDUCTION_TRANSPOSE_FUSION_LAUNCH_CONFIG",
+        "Override the fused kernel's launch configuration (comma-separated KEY=INT).",
+    ),
+)
+
+LAUNCH_KEYS = ("XBLOCK", "R0_BLOCK", "RSPLIT", "num_warps", "num_stages")
+_LAUNCH_ITEM = re.compile(r"^\s*(\w+)\s*=\s*(\d+)\s*$")
+
+
+def register() -> None:
+    """Add every entry of :data:`ENTRIES` to ``torch._inductor.config``.  Idempotent."""
+    for e in ENTRIES:
+        _torch_private.register_config_entry(e.name, e.default, e.env)
+
+
+def enabled() -> bool:
+    """``torch._inductor.config.reduction_transpose_fusion``."""
+    return bool(inductor_config.reduction_transpose_fusion)
+
+
+def min_bytes() -> int:
+    """``torch._inductor.config.reduction_transpose_fusion_min_bytes``, in bytes.
+
+    Raises:
+        ValueError: if it is negative or not an int.
+    """
+    value = inductor_config.reduction_transpose_fusion_min_bytes
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise ValueError(f"reduction_transpose_fusion_min_bytes must be an int >= 0, got {value!r}")
+    return value
+
+
+def launch_override() -> dict[str, int]:
+    """Parse ``reduction_transpose_fusion_launch_config`` into ``{key: int}`` (empty if unset).
+
+    Raises:
+        ValueError: on a malformed item, an unknown key, or a non-positive value.
+    """
+    text = inductor_config.reduction_transpose_fusion_launch_config
+    out: dict[str, int] = {}
+    for item in filter(None, (s.strip() for s in text.split(","))):
+        m = _LAUNCH_ITEM.match(item)
+        if not m or m.group(1) not in LAUNCH_KEYS or int(m.group(2)) < 1:
+            raise ValueError(
+                f"reduction_transpose_fusion_launch_config: bad item {item!r}; "
+                f"expected KEY=positive int with KEY in {LAUNCH_KEYS}"
+            )
+        out[m.group(1)] = int(m.group(2))
+    return out

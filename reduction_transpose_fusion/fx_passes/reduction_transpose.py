@@ -1,0 +1,264 @@
+"""Find reduction–transpose sites in a post-grad FX graph and mark the ones to fuse.
+
+A *site* is a transposed contiguous copy ``clone(permute(v, [1, 0]), memory_format=contiguous)`` of a 2-D tensor
+``v [N, C]`` together with every reduction of a tensor ``u`` over all of its leading dims (``u [..., C] -> [C]``:
+``sum``, ``amax``, ``amin``, ``mean``) such that ``u`` and ``v`` are computed elementwise from a common full-size
+tensor ``x`` (``numel(x) == N * C``), walking back through pointwise ops and row-major reshapes only.  Such a pair
+reads ``x`` with the same flat index, so one kernel over ``(numel=C, rnumel=N)`` can read it once (F1–F5 of the
+core issue: a plain copy, a pointwise producer, several reductions, flattened leading dims, cast outputs).
+
+This pass only *marks*: it stores a :class:`Site` in ``node.meta[META_KEY]`` of each reduction to fuse.  Inductor's
+own scheduler still decides whether the nodes fuse (a wrong guess here costs speed, never correctness); the marks
+are read by :class:`reduction_transpose_fusion.choices.ReductionTransposeChoices` at lowering (no split) and at
+kernel creation (launch configuration).
+
+It runs as the CUDA backend's ``device_custom_pass`` (``fx_passes/post_grad.py:232``), so its :meth:`uuid`, which
+hashes the package's source files, joins the FX-graph cache key.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import logging
+import math
+import pathlib
+from typing import Iterable, Optional
+
+import sympy
+import torch
+from torch._inductor.custom_graph_pass import CustomGraphModulePass, get_hash_for_files
+from torch.fx.experimental.symbolic_shapes import has_hint, hint_int, statically_known_true
+
+from .. import config
+
+log = logging.getLogger(__name__)
+aten = torch.ops.aten
+
+META_KEY = "reduction_transpose_fusion"
+
+# Reductions whose leading-dim form the fused kernel computes (the cooperative finish handles each of them).
+REDUCTIONS = {aten.sum.dim_IntList, aten.amax.default, aten.amin.default, aten.mean.dim}
+# Views that keep the row-major flat index of a contiguous input (F4 flattens [B, T, C] to [B*T, C]).
+ROW_MAJOR_VIEWS = {aten.view.default, aten.reshape.default, aten._unsafe_view.default}
+
+
+@dataclasses.dataclass(frozen=True)
+class Site:
+    """One transposed copy and one leading-dim reduction that read the same tensor.
+
+    Attributes:
+        transpose: FX name of the ``clone`` that writes ``v.T`` contiguous, shape [C, N].
+        reduction: FX name of the reduction, output [C] (or [1, C] / [1, 1, C] with keepdim).
+        source: FX name of the shared full-size tensor ``x`` (numel N * C).
+        rows: N, the reduced extent (rnumel of the fused kernel), a sympy expression.
+        cols: C, the kept extent (numel of the fused kernel), a sympy expression.
+        nbytes: bytes of the transposed tensor ``v`` (numel * element size, from size hints for dynamic
+            shapes), or None when a size is unbacked and has no hint.
+    """
+
+    transpose: str
+    reduction: str
+    source: str
+    rows: sympy.Expr
+    cols: sympy.Expr
+    nbytes: Optional[int]
+
+
+class ReductionTransposePass(CustomGraphModulePass):
+    """The CUDA backend's custom post-grad pass: marks sites when ``config.reduction_transpose_fusion`` is on."""
+
+    def __call__(self, gm: torch.fx.GraphModule) -> None:
+        if config.enabled():
+            mark_sites(gm.graph)
+
+    def uuid(self) -> bytes:
+        """Hash of every source file of the package: changing the package never reuses a compiled graph."""
+        return _package_hash()
+
+
+@functools.cache
+def _package_hash() -> bytes:
+    root = pathlib.Path(__file__).resolve().parents[1]
+    files = tuple(str(p) for p in sorted(root.rglob("*.py")))
+    return get_hash_for_files(files)
+
+
+def mark_sites(graph: torch.fx.Graph) -> list[Site]:
+    """Find every site in ``graph``, log each with its decision, and mark the ones that pass the size gate.
+
+    Returns:
+        The sites marked for fusion.
+    """
+    gate = config.min_bytes()
+    marked = []
+    for site in find_sites(graph):
+        where = f"{site.transpose} + {site.reduction} (x={site.source}, N={site.rows}, C={site.cols})"
+        if site.nbytes is None:
+            log.info("skip %s: a size has no hint (unbacked), so the gate cannot be decided", where)
+            continue
+        if site.nbytes < gate:
+            log.info("skip %s: %d bytes transposed < gate %d (reduction_transpose_fusion_min_bytes)",
+                     where, site.nbytes, gate)
+            continue
+        node = _node(graph, site.reduction)
+        if META_KEY in node.meta:
+            log.info("skip %s: reduction already paired with %s", where, node.meta[META_KEY].transpose)
+            continue
+        node.meta[META_KEY] = site
+        marked.append(site)
+        log.info("candidate %s: %d bytes transposed; reduction will not be split", where, site.nbytes)
+    return marked
+
+
+def find_sites(graph: torch.fx.Graph) -> list[Site]:
+    """All (transposed copy, leading-dim reduction) pairs of ``graph`` that share a full-size source."""
+    copies = [(n, _transposed_operand(n)) for n in graph.nodes]
+    copies = [(n, v) for n, v in copies if v is not None]
+    sites = []
+    for red in graph.nodes:
+        if red.op != "call_function" or red.target not in REDUCTIONS:
+            continue
+        u, reason = _leading_dim_operand(red)
+        if u is None:
+            if copies:
+                log.debug("not a site %s: %s", red.name, reason)
+            continue
+        u_shape = _shape(u)
+        rows, cols = _prod(u_shape[:-1]), u_shape[-1]
+        u_leaves = _full_size_leaves(u, rows * cols)
+        for copy, v in copies:
+            n, c = _shape(v)
+            if not (_known_eq(n, rows) and _known_eq(c, cols)):
+                continue
+            shared = [leaf for leaf in _full_size_leaves(v, rows * cols) if leaf in u_leaves]
+            if not shared:
+                log.debug("not a site %s + %s: no shared source", copy.name, red.name)
+                continue
+            numel = _hint_numel(v)
+            nbytes = None if numel is None else numel * v.meta["val"].element_size()
+            sites.append(Site(copy.name, red.name, shared[0].name, _expr(rows), _expr(cols), nbytes))
+    return sites
+
+
+def _transposed_operand(node: torch.fx.Node) -> Optional[torch.fx.Node]:
+    """``v`` if ``node`` is ``clone(permute(v, [1, 0]))`` writing ``v.T`` row-major from a row-major ``v``."""
+    if node.op != "call_function" or node.target is not aten.clone.default:
+        return None
+    perm = node.args[0]
+    if not isinstance(perm, torch.fx.Node) or perm.target is not aten.permute.default:
+        return None
+    v = perm.args[0]
+    if len(_shape(v)) != 2 or [d % 2 for d in perm.args[1]] != [1, 0]:
+        return None
+    if not (_row_major(node) and _row_major(v)):
+        return None
+    return v
+
+
+def _leading_dim_operand(red: torch.fx.Node) -> tuple[Optional[torch.fx.Node], str]:
+    """(u, "") if ``red`` reduces ``u`` over all dims but the last, else (None, why not)."""
+    u = red.args[0]
+    if not isinstance(u, torch.fx.Node) or "val" not in u.meta:
+        return None, "operand is not a tensor node"
+    ndim = len(_shape(u))
+    dims = red.args[1] if len(red.args) > 1 else red.kwargs.get("dim")
+    if ndim < 2 or dims is None:
+        return None, f"reduces a {ndim}-d tensor over dims {dims}"
+    if sorted(d % ndim for d in dims) != list(range(ndim - 1)):
+        return None, f"dims {list(dims)} are not all leading dims of a {ndim}-d tensor"
+    if not _row_major(u):
+        return None, "operand is not row-major"
+    return u, ""
+
+
+def _full_size_leaves(node: torch.fx.Node, numel) -> list[torch.fx.Node]:
+    """Tensors that ``node`` is computed from elementwise, aligned with its row-major flat index, of ``numel``.
+
+    Walks back through pointwise ops (only through operands of the op's own shape) and row-major views; any
+    other node is a leaf.
+    """
+    leaves, stack, seen = [], [node], set()
+    while stack:
+        n = stack.pop()
+        if n in seen:
+            continue
+        seen.add(n)
+        inputs = _aligned_inputs(n)
+        if inputs is None:
+            if "val" in n.meta and _known_eq(_numel(n), numel):
+                leaves.append(n)
+        else:
+            stack.extend(inputs)
+    return leaves
+
+
+def _aligned_inputs(n: torch.fx.Node) -> Optional[list[torch.fx.Node]]:
+    """Inputs of ``n`` read at ``n``'s own flat index, or None if ``n`` is a leaf."""
+    if n.op != "call_function" or not isinstance(n.target, torch._ops.OpOverload):
+        return None
+    if n.target in ROW_MAJOR_VIEWS:
+        src = n.args[0]
+        return [src] if isinstance(src, torch.fx.Node) and _row_major(src) else None
+    if torch.Tag.pointwise not in n.target.tags or n.target is aten.clone.default:
+        return None
+    shape = _shape(n)
+    return [a for a in _tensor_args(n) if _same_shape(_shape(a), shape)]
+
+
+def _tensor_args(n: torch.fx.Node) -> Iterable[torch.fx.Node]:
+    for a in (*n.args, *n.kwargs.values()):
+        if isinstance(a, torch.fx.Node) and isinstance(a.meta.get("val"), torch.Tensor):
+            yield a
+
+
+# ---- shape helpers: compare sizes without adding guards (dynamic shapes must not recompile per size) ----
+
+
+def _shape(n: torch.fx.Node) -> tuple:
+    return tuple(n.meta["val"].shape)
+
+
+def _numel(n: torch.fx.Node):
+    return _prod(_shape(n))
+
+
+def _prod(sizes) -> object:
+    return math.prod(sizes, start=1)
+
+
+def _known_eq(a, b) -> bool:
+    return bool(statically_known_true(a == b))
+
+
+def _same_shape(a: tuple, b: tuple) -> bool:
+    return len(a) == len(b) and all(_known_eq(x, y) for x, y in zip(a, b))
+
+
+def _row_major(n: torch.fx.Node) -> bool:
+    """True if ``n``'s tensor is contiguous row-major (size-1 dims ignored), provably without a guard."""
+    val = n.meta.get("val")
+    if not isinstance(val, torch.Tensor):
+        return False
+    expected = 1
+    for size, stride in reversed(list(zip(val.shape, val.stride()))):
+        if not _known_eq(size, 1) and not _known_eq(stride, expected):
+            return False
+        expected = expected * size
+    return True
+
+
+def _expr(size) -> sympy.Expr:
+    return size.node.expr if isinstance(size, torch.SymInt) else sympy.Integer(size)
+
+
+def _hint_numel(n: torch.fx.Node) -> Optional[int]:
+    """numel from size hints (no guard is added), or None if a size is unbacked and has no hint."""
+    sizes = _shape(n)
+    if not all(not isinstance(s, torch.SymInt) or has_hint(s) for s in sizes):
+        return None
+    return math.prod((hint_int(s) for s in sizes), start=1)
+
+
+def _node(graph: torch.fx.Graph, name: str) -> torch.fx.Node:
+    return next(n for n in graph.nodes if n.name == name)

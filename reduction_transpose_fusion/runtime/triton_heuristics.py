@@ -1,0 +1,98 @@
+"""Launch configuration of the fused reduction–transpose kernel: tile shape, ``RSPLIT``, warps.
+
+The kernel (see :mod:`reduction_transpose_fusion.codegen.triton`) runs on a grid of ``RSPLIT x ceil(C / XBLOCK)``
+programs.  Program ``(s, j)`` owns columns ``[j*XBLOCK, (j+1)*XBLOCK)`` and rows ``[s*chunk, (s+1)*chunk)`` of
+``x [N, C]``, where ``chunk`` is ``ceil(N / R0_BLOCK / RSPLIT) * R0_BLOCK``; it streams ``[XBLOCK, R0_BLOCK]`` tiles,
+writing each tile transposed and accumulating column partials, then the last program of each column block (an
+atomic ticket) sums the ``RSPLIT`` partials in a fixed order.  No program waits on another, so unlike Inductor's
+cooperative reductions the grid has no residency limit.
+
+Rules, each from the H200 sweep recorded in ``benchmarks/results/`` (see README, "How the launch is chosen"):
+
+* **Tile** (:data:`TILES`): both the load (contiguous along C) and the transposed store (contiguous along N) must be
+  coalesced, i.e. ``XBLOCK * itemsize >= 128 B`` and ``R0_BLOCK * itemsize >= 128 B`` for the narrowest full-size
+  dtype; the table gives the measured best per itemsize.  Tiles shrink to the next power of two of C or N.
+* **RSPLIT**: enough programs to fill the GPU (:data:`PROGRAMS_PER_SM` per SM), at most :data:`MAX_RSPLIT` (the
+  last program loads ``XBLOCK x RSPLIT`` partials at once), at most one program per ``R0_BLOCK`` rows, and few enough
+  that the partials (``4 * RSPLIT * C`` bytes, written once and read once) stay under :data:`MAX_PARTIALS_FRACTION`
+  of the bytes of ``x``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from torch._inductor.runtime.runtime_utils import next_power_of_2
+
+# itemsize of the narrowest full-size tensor -> (XBLOCK, R0_BLOCK, num_warps)
+TILES = {
+    1: (128, 128, 8),
+    2: (64, 128, 8),
+    4: (64, 64, 4),
+    8: (32, 32, 4),
+}
+PROGRAMS_PER_SM = 8
+MAX_RSPLIT = 64
+MAX_PARTIALS_FRACTION = 0.01
+# Smallest tile edge: one warp's 32 lanes, so a small C or N never leaves lanes masked off in both directions.
+MIN_BLOCK = 16
+
+
+@dataclasses.dataclass(frozen=True)
+class LaunchConfig:
+    """A launch of the fused kernel.  ``as_dict()`` is what Inductor's ``FixedTritonConfig`` takes."""
+
+    XBLOCK: int
+    R0_BLOCK: int
+    RSPLIT: int
+    num_warps: int
+    num_stages: int = 1
+
+    def as_dict(self) -> dict[str, int]:
+        return dataclasses.asdict(self)
+
+    def grid(self, cols: int) -> tuple[int, int]:
+        """(programs along N, programs along C) for ``cols`` = C."""
+        return self.RSPLIT, -(-cols // self.XBLOCK)
+
+
+def launch_config(cols: int, rows: int, itemsize: int, num_sms: int, override: dict[str, int] | None = None
+                  ) -> LaunchConfig:
+    """Choose the launch for a fused kernel over ``x [rows, cols]``.
+
+    Args:
+        cols: C, the kept extent (the kernel's ``xnumel``); a size hint for dynamic shapes.
+        rows: N, the reduced extent (``rnumel``); a size hint for dynamic shapes.
+        itemsize: bytes per element of the narrowest full-size tensor the kernel reads or writes (1, 2, 4, 8).
+        num_sms: streaming multiprocessors of the device (132 on an H200).
+        override: keys of :class:`LaunchConfig` to force (``reduction_transpose_fusion_launch_config``).
+
+    Raises:
+        ValueError: if a size is not positive, or an override block is not a power of two.
+    """
+    if cols < 1 or rows < 1 or num_sms < 1:
+        raise ValueError(f"launch_config needs positive sizes, got cols={cols} rows={rows} num_sms={num_sms}")
+    override = override or {}
+    xblock, rblock, warps = TILES[min(TILES, key=lambda k: abs(k - itemsize))]
+    xblock = override.get("XBLOCK", min(xblock, max(MIN_BLOCK, next_power_of_2(cols))))
+    rblock = override.get("R0_BLOCK", min(rblock, max(MIN_BLOCK, next_power_of_2(rows))))
+    for key, block in (("XBLOCK", xblock), ("R0_BLOCK", rblock)):
+        if block & (block - 1):
+            raise ValueError(f"{key}={block} is not a power of two")
+    rsplit = override.get("RSPLIT", _rsplit(cols, rows, itemsize, num_sms, xblock, rblock))
+    return LaunchConfig(
+        XBLOCK=xblock,
+        R0_BLOCK=rblock,
+        RSPLIT=rsplit,
+        num_warps=override.get("num_warps", warps),
+        num_stages=override.get("num_stages", 1),
+    )
+
+
+def _rsplit(cols: int, rows: int, itemsize: int, num_sms: int, xblock: int, rblock: int) -> int:
+    col_blocks = -(-cols // xblock)
+    row_blocks = -(-rows // rblock)
+    fill = -(-num_sms * PROGRAMS_PER_SM // col_blocks)
+    # partials bytes 4*RSPLIT*C (read once) <= fraction * rows*cols*itemsize
+    partial_budget = int(MAX_PARTIALS_FRACTION * rows * itemsize / 4)
+    return max(1, min(fill, MAX_RSPLIT, row_blocks, partial_budget))

@@ -1,0 +1,1 @@
+"""Test helpers for reduction_transpose_fusion: a fake H200 for CPU-only codegen, and CPU numerics via the Triton interpreter.  Import ``fake_cuda`` and call ``install()`` before anything imports ``torch._inductor``."""

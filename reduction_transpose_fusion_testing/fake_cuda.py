@@ -1,0 +1,100 @@
+"""Pretend there is one H200 so Inductor generates (and Triton compiles) CUDA code on a CPU-only machine.
+
+Test-only. Facts from ``shared/notes/cpu-codegen-testing.md`` (torch 2.11.0, triton 3.6.0): Inductor asks the CUDA
+runtime and the Triton driver about the GPU in a handful of places, several of them cached with ``functools.cache``,
+so :func:`install` must run **before** ``torch._dynamo`` / ``torch._inductor`` are imported.  Nothing here launches a
+kernel: generated kernels run only under ``TRITON_INTERPRET=1`` on CPU tensors (see :mod:`.interpret`).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import types
+
+# Device properties of the H200 we measure on (torch.cuda.get_device_properties there, 2026-11-29).
+H200 = dict(
+    name="NVIDIA H200",
+    major=9,
+    minor=0,
+    multi_processor_count=132,
+    regs_per_multiprocessor=65536,
+    max_threads_per_multi_processor=2048,
+    max_threads_per_block=1024,
+    warp_size=32,
+    shared_memory_per_block_optin=232448,
+    shared_memory_per_multiprocessor=233472,
+    shared_memory_per_block=49152,
+    L2_cache_size=62914560,
+    total_memory=150_000_000_000,
+    is_integrated=False,
+    uuid="00000000-0000-0000-0000-000000000000",
+    gcnArchName="",
+    pci_bus_id=0,
+    pci_device_id=0,
+    pci_domain_id=0,
+)
+
+_installed = False
+
+
+def install() -> None:
+    """Patch torch and triton so that one fake sm_90 CUDA device exists.  Idempotent.
+
+    Raises:
+        RuntimeError: if a real GPU is present (patching would hide it) or Inductor was already imported.
+    """
+    global _installed
+    if _installed:
+        return
+    os.environ.setdefault("TORCHINDUCTOR_FORCE_DISABLE_CACHES", "1")
+    os.environ.setdefault("TORCHINDUCTOR_COMPILE_THREADS", "1")
+    import torch
+
+    if torch.cuda.is_available():
+        raise RuntimeError("fake_cuda.install() called on a machine with a real GPU")
+    if "torch._inductor.codecache" in sys.modules:
+        raise RuntimeError("fake_cuda.install() must run before torch._inductor is imported")
+
+    props = types.SimpleNamespace(**H200)
+    torch.cuda.is_available = lambda: True
+    torch.cuda.device_count = lambda: 1
+    torch.cuda.current_device = lambda: 0
+    torch.cuda.get_device_properties = lambda device=None: props
+    torch.cuda.get_device_capability = lambda device=None: (9, 0)
+    torch.cuda.get_device_name = lambda device=None: H200["name"]
+    torch.cuda.get_rng_state = lambda device="cuda": torch.zeros(16, dtype=torch.uint8)
+    torch.cuda.set_rng_state = lambda new_state, device="cuda": None
+    torch.cuda.get_rng_state_all = lambda: [torch.zeros(16, dtype=torch.uint8)]
+    torch.cuda.set_rng_state_all = lambda states: None
+    torch.cuda.synchronize = lambda device=None: None
+    torch.cuda._exchange_device = lambda device: 0
+    torch.cuda._maybe_exchange_device = lambda device: 0
+    torch.cuda.is_initialized = lambda: True
+    torch.accelerator.is_available = lambda: False  # dynamo's stream tracking would touch the driver
+
+    import torch._subclasses.fake_tensor as fake_tensor
+
+    fake_tensor.init_gpu_context = lambda device: None
+    fake_tensor.FakeTensorMode.avoid_device_init = True
+    torch._C._ensureCUDADeviceGuardSet()
+
+    from triton.backends.compiler import GPUTarget
+    from triton.backends.nvidia.driver import CudaDriver
+    from triton.runtime.driver import driver
+
+    class _FakeCudaDriver(CudaDriver):
+        def __init__(self):  # the real one loads libcuda.so.1
+            pass
+
+        def get_current_target(self):
+            return GPUTarget("cuda", 90, 32)
+
+        def get_current_device(self):
+            return 0
+
+        def get_current_stream(self, device=None):
+            return 0
+
+    driver.set_active(_FakeCudaDriver())
+    _installed = True
