@@ -47,8 +47,6 @@ def install() -> None:
     global _installed
     if _installed:
         return
-    os.environ.setdefault("TORCHINDUCTOR_FORCE_DISABLE_CACHES", "1")
-    os.environ.setdefault("TORCHINDUCTOR_COMPILE_THREADS", "1")
     import torch
 
     if torch.cuda.is_available():
@@ -97,4 +95,10 @@ def install() -> None:
             return 0
 
     driver.set_active(_FakeCudaDriver())
+
+    # `import torch` may already have read these from the environment; set them for certain
+    import torch._inductor.config as inductor_config
+
+    inductor_config.force_disable_caches = True  # get_code leaves broken FX-graph-cache entries otherwise
+    inductor_config.compile_threads = 1
     _installed = True

@@ -28,7 +28,7 @@ from typing import Iterable, Optional
 import sympy
 import torch
 from torch._inductor.custom_graph_pass import CustomGraphModulePass, get_hash_for_files
-from torch.fx.experimental.symbolic_shapes import has_hint, hint_int, statically_known_true
+from torch.fx.experimental.symbolic_shapes import has_hint, size_hint, statically_known_true
 
 from .. import config
 
@@ -257,7 +257,7 @@ def _hint_numel(n: torch.fx.Node) -> Optional[int]:
     sizes = _shape(n)
     if not all(not isinstance(s, torch.SymInt) or has_hint(s) for s in sizes):
         return None
-    return math.prod((hint_int(s) for s in sizes), start=1)
+    return math.prod((size_hint(s) for s in sizes), start=1)
 
 
 def _node(graph: torch.fx.Graph, name: str) -> torch.fx.Node:

@@ -1,0 +1,64 @@
+"""Compile generated Triton kernels to sm_90a cubins without a GPU and report registers and spills.
+
+Run as a separate process (``TRITON_INTERPRET`` must be unset there, and Inductor must not yet be imported)::
+
+    python -m reduction_transpose_fusion_testing.compile_cubins < kernels.json > report.json
+
+Input: ``{name: kernel source}`` (the Triton source Inductor generated, decorator included).  Output:
+``{name: {"target": "sm_90a", "registers": int, "spill_bytes": int, "stack_bytes": int, "shared_bytes": int,
+"dynamic_shared_bytes": int}}``: the PTX target, then ``cuobjdump -res-usage`` (bundled with Triton) on the cubin
+(``LOCAL`` bytes are spills), then Triton's dynamic shared memory.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+RES_USAGE = re.compile(r"REG:(\d+) STACK:(\d+) SHARED:(\d+) LOCAL:(\d+)")
+
+
+def compile_kernel(name: str, source: str) -> dict:
+    from torch._inductor import config as inductor_config
+    from torch._inductor.codecache import PyCodeCache
+
+    inductor_config.use_static_cuda_launcher = False  # keep Triton's CompiledKernel, cubin included
+    autotuner = getattr(PyCodeCache.load(source), name)  # @triton.jit needs the source in a file
+    autotuner.precompile(warm_cache_only=True)
+    kernel = autotuner.compile_results[0].kernel
+    target = re.search(r"^\.target (\w+)", kernel.asm["ptx"], re.M).group(1)
+    usage = _res_usage(kernel.asm["cubin"])
+    return {"target": target, **usage, "dynamic_shared_bytes": kernel.metadata.shared}
+
+
+def _res_usage(cubin: bytes) -> dict:
+    import triton
+
+    tool = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin", "cuobjdump")
+    with tempfile.NamedTemporaryFile(suffix=".cubin") as f:
+        f.write(cubin)
+        f.flush()
+        out = subprocess.run([tool, "-res-usage", f.name], capture_output=True, text=True, check=True).stdout
+    m = RES_USAGE.search(out)
+    if not m:
+        raise RuntimeError(f"cannot read resource usage from cuobjdump:\n{out}")
+    reg, stack, shared, local = map(int, m.groups())
+    return {"registers": reg, "stack_bytes": stack, "shared_bytes": shared, "spill_bytes": local}
+
+
+def main() -> None:
+    if os.environ.get("TRITON_INTERPRET") == "1":
+        raise SystemExit("compile_cubins needs TRITON_INTERPRET unset")
+    from reduction_transpose_fusion_testing import fake_cuda
+
+    fake_cuda.install()
+    kernels = json.load(sys.stdin)
+    json.dump({name: compile_kernel(name, src) for name, src in kernels.items()}, sys.stdout)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,120 @@
+"""The pattern families F1–F5 of the core issue, as functions plus input makers, shared by tests and benchmarks.
+
+Each :class:`Case` is ``fn(*inputs)`` with inputs made by :meth:`Case.inputs` for a ``[rows, cols]`` problem: the
+transposed tensor is ``[rows, cols]`` (``[B, T, cols]`` with ``B * T == rows`` for F4) in ``dtype``.  Outputs are
+tuples; ``transposed`` gives the positions of the transposed-copy outputs (bit-exact checks), the rest are
+reductions, except ``exact`` positions (casts such as F5's ``q``), which are checked bit-exact too.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Callable
+
+import torch
+
+FP8 = torch.float8_e4m3fn
+
+
+def f1_permute(x):
+    return x.permute(1, 0).contiguous(), x.sum(0)
+
+
+def f1_t(x):
+    return x.t().contiguous(), x.sum(0)
+
+
+def f1_transpose(x):
+    return x.transpose(0, 1).contiguous(), x.sum(0)
+
+
+def f1_keepdim(x):
+    return x.t().contiguous(), x.sum(0, keepdim=True)
+
+
+def f2_mul_add(a, b):
+    y = a * b + 1
+    return y.t().contiguous(), y.sum(0)
+
+
+def f2_gelu_backward(grad, x):
+    y = torch.ops.aten.gelu_backward(grad, x, approximate="tanh")
+    return y.t().contiguous(), y.sum(0)
+
+
+def f3_layernorm_backward(g, h):
+    """LayerNorm backward's weight and bias gradients (h stands for x_hat) beside the transposed grad."""
+    return g.t().contiguous(), (g * h).sum(0), g.sum(0)
+
+
+def f3_amax(g):
+    return g.t().contiguous(), g.abs().amax(0), g.sum(0)
+
+
+def f4_flatten(x):
+    return x.reshape(-1, x.shape[-1]).t().contiguous(), x.sum((0, 1))
+
+
+def f5_fp8_cast_transpose_dbias(g, s):
+    """TransformerEngine's cast_transpose_dbias: q = fp8(g * s), its transpose, and the bias gradient."""
+    q = (g * s).to(FP8)
+    return q, q.t().contiguous(), g.sum(0)
+
+
+def f5_bf16_cast(g):
+    return g.to(torch.bfloat16).t().contiguous(), g.sum(0)
+
+
+@dataclasses.dataclass(frozen=True)
+class Case:
+    """One family variant."""
+
+    name: str
+    fn: Callable
+    # "x": one [rows, cols] input; "xy": two; "x3": [2, rows // 2, cols]; "xs": [rows, cols] and a 0-d scale
+    operands: str
+    transposed: tuple[int, ...]
+    exact: tuple[int, ...] = ()
+
+    def shapes(self, rows: int, cols: int) -> list[tuple[int, ...]]:
+        """Input shapes for a [rows, cols] problem."""
+        return {
+            "x": [(rows, cols)],
+            "xy": [(rows, cols), (rows, cols)],
+            "x3": [(2, rows // 2, cols)],
+            "xs": [(rows, cols), ()],
+        }[self.operands]
+
+    def specs(self, rows: int, cols: int, dtype: torch.dtype) -> list[tuple[tuple[int, ...], torch.dtype]]:
+        """(shape, dtype) of each input; the scale of F5 is float32."""
+        return [(s, dtype if s else torch.float32) for s in self.shapes(rows, cols)]
+
+    def inputs(self, rows: int, cols: int, dtype: torch.dtype, device="cpu", seed: int = 0) -> list[torch.Tensor]:
+        """Fresh random inputs (standard normal; the F5 scale is a random positive 0-d tensor)."""
+        gen = torch.Generator(device="cpu").manual_seed(seed)
+        out = []
+        for shape, dt in self.specs(rows, cols, dtype):
+            if shape:
+                out.append(torch.randn(shape, generator=gen).to(dt).to(device))
+            else:
+                out.append((torch.rand((), generator=gen) * 4 + 0.5).to(device))
+        return out
+
+
+CASES = {
+    c.name: c
+    for c in (
+        Case("F1-permute", f1_permute, "x", (0,)),
+        Case("F1-t", f1_t, "x", (0,)),
+        Case("F1-transpose", f1_transpose, "x", (0,)),
+        Case("F1-keepdim", f1_keepdim, "x", (0,)),
+        Case("F2-mul-add", f2_mul_add, "xy", (0,)),
+        Case("F2-gelu-backward", f2_gelu_backward, "xy", (0,)),
+        Case("F3-layernorm-backward", f3_layernorm_backward, "xy", (0,)),
+        Case("F3-amax", f3_amax, "x", (0,)),
+        Case("F4-flatten", f4_flatten, "x3", (0,)),
+        Case("F5-fp8-cast-transpose-dbias", f5_fp8_cast_transpose_dbias, "xs", (1,), exact=(0,)),
+        Case("F5-bf16-cast", f5_bf16_cast, "x", (0,)),
+    )
+}
+DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}

@@ -1,0 +1,203 @@
+"""Generate Inductor's CUDA code for a function on the fake H200, and run that code on the CPU.
+
+:func:`generate` returns the output module Inductor writes (wrapper ``call`` plus Triton kernels), exactly as it
+would on the GPU.  :func:`run_on_cpu` executes that module with CPU tensors: buffers come from
+``torch.empty_strided`` and every Triton kernel runs under Triton's interpreter (``TRITON_INTERPRET=1``) with the
+first of its configs and the grid Inductor's own ``GridExpr`` computes for it.  So the numerics tested are those of
+the generated kernel source, launch configuration included.  Interpreted kernels are slow (about 1 s per
+64x512 tile-loop kernel on [1024, 512]): keep shapes small and tiles large.
+
+Call ``fake_cuda.install()`` before importing this module, and set ``TRITON_INTERPRET=1`` before anything imports
+``triton``: Triton's own ``@jit`` library functions (``tl.zeros``, ...) only run under the interpreter if they were
+created in interpreter mode.  Compiling kernels for the GPU needs a process without it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import functools
+import importlib.util
+import re
+import sys
+import types
+from typing import Any, Callable, Sequence
+
+import torch
+import triton
+import triton.language as tl
+from torch._inductor import config as inductor_config
+from torch._inductor.compile_fx import compile_fx
+from torch._inductor.runtime import triton_heuristics
+from torch._inductor.utils import get_code
+from torch._subclasses.fake_tensor import FakeTensorMode
+from torch.fx.experimental.proxy_tensor import make_fx
+
+KERNEL_DEF = re.compile(r"^(\w+) = async_compile\.triton\(", re.M)
+
+
+def fake_inputs(*specs: tuple[Sequence[int], torch.dtype]) -> list[torch.Tensor]:
+    """Fake CUDA tensors of the given (shape, dtype)s, for :func:`generate`."""
+    with FakeTensorMode():
+        return [torch.empty(tuple(shape), dtype=dtype, device="cuda") for shape, dtype in specs]
+
+
+def generate(fn: Callable, inputs: Sequence[torch.Tensor], **options: Any) -> str:
+    """Inductor's output module (Python source) for ``fn(*inputs)`` on the fake device, under ``config.patch(options)``.
+
+    ``inputs`` are fake CUDA tensors (:func:`fake_inputs`).  Raises whatever Inductor raises.
+    """
+    gm = make_fx(fn, tracing_mode="fake")(*inputs)
+    with inductor_config.patch(options):
+        code = get_code(lambda: compile_fx(gm, list(inputs)))
+    return code[0] if isinstance(code, (list, tuple)) else code
+
+
+def kernel_names(module_source: str) -> list[str]:
+    """Names of the Triton kernels the module defines, in order."""
+    return KERNEL_DEF.findall(module_source)
+
+
+def kernel_sources(module_source: str) -> dict[str, str]:
+    """{kernel name: its Triton source} for each kernel in the module."""
+    out = {}
+    for m in re.finditer(r"^(\w+) = async_compile\.triton\('\w+', '''\n(.*?)''', device_str", module_source, re.M | re.S):
+        out[m.group(1)] = m.group(2)
+    return out
+
+
+def run_on_cpu(module_source: str, inputs: Sequence[torch.Tensor]) -> tuple[torch.Tensor, ...]:
+    """Run the generated module's ``call`` on CPU tensors, kernels interpreted.  Returns its outputs.
+
+    Raises:
+        RuntimeError: if ``TRITON_INTERPRET=1`` was not set when the process started.
+    """
+    if os.environ.get("TRITON_INTERPRET") != "1":
+        raise RuntimeError("run_on_cpu needs TRITON_INTERPRET=1 set before triton is imported")
+    ns: dict[str, Any] = {}
+    source = module_source.replace("async_compile = AsyncCompile()", "async_compile = _interpreting_compiler")
+    ns["_interpreting_compiler"] = _InterpretingCompiler()
+    with _cpu_runtime():
+        exec(compile(source, "<inductor output module>", "exec"), ns)
+        ns["empty_strided_cuda"] = _empty_strided_cpu
+        ns["get_raw_stream"] = lambda index: 0
+        return tuple(ns["call"](list(inputs)))
+
+
+def _empty_strided_cpu(size, stride, dtype):
+    """Poisoned: an element the kernels should write but do not stays NaN (all-ones bytes, NaN in fp8 too)."""
+    out = torch.empty_strided(size, stride, dtype=dtype)
+    if dtype.is_floating_point and dtype.itemsize >= 2:
+        out.fill_(float("nan"))
+    elif out.numel():
+        out.view(torch.uint8).fill_(0xFF)
+    return out
+
+
+@contextlib.contextmanager
+def _cpu_runtime():
+    saved = torch.cuda._DeviceGuard, torch.cuda.set_device
+    torch.cuda._DeviceGuard = lambda index: contextlib.nullcontext()
+    torch.cuda.set_device = lambda device: None
+    try:
+        yield
+    finally:
+        torch.cuda._DeviceGuard, torch.cuda.set_device = saved
+
+
+class _InterpretingCompiler:
+    """Stands in for Inductor's ``AsyncCompile`` in the output module."""
+
+    def triton(self, kernel_name: str, source_code: str, device_str: str = "cuda"):
+        ns: dict[str, Any] = {"__file__": f"<{kernel_name}>"}
+        with _capture_autotune():
+            exec(compile(source_code, f"<{kernel_name}>", "exec"), ns)
+        ns["triton_helpers"] = _interpretable_helpers()
+        return ns[kernel_name]
+
+    def wait(self, scope: dict) -> None:
+        pass
+
+
+@functools.cache
+def _interpretable_helpers() -> types.ModuleType:
+    """A copy of ``triton_helpers`` whose kernels and compile-time builtins run under the interpreter.
+
+    Functions marked ``__triton_builtin__`` take a ``_semantic`` keyword that
+    only the compiler passes, and ``tl.constexpr`` arguments where the interpreter passes plain values.
+    """
+    from torch._inductor.runtime import triton_helpers
+
+    # a sibling module name, so its relative imports resolve
+    spec = importlib.util.spec_from_file_location(
+        "torch._inductor.runtime._interpreted_triton_helpers", triton_helpers.__file__
+    )
+    helpers = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = helpers  # the interpreter re-reads each helper's source through its module
+    spec.loader.exec_module(helpers)
+
+    def interpretable(f):
+        def call(*args, **kwargs):
+            args = [tl.constexpr(a) if a is None or isinstance(a, int) else a for a in args]
+            out = f(*args, _semantic=None, **kwargs)
+            return out.value if isinstance(out, tl.constexpr) else out
+
+        return call
+
+    for name, f in list(vars(helpers).items()):
+        if getattr(f, "__triton_builtin__", False):
+            setattr(helpers, name, interpretable(f))
+    # tl.reduce with a custom combine runs one Python call per element in the interpreter (minutes per kernel);
+    # these give the same results, NaN propagation included, through the interpreter's numpy reductions.
+    helpers.max2, helpers.min2 = _max2, _min2
+    return helpers
+
+
+@triton.jit
+def _propagate_nan(a, dim, reduced):
+    if a.dtype.is_floating():
+        return tl.where(tl.max((a != a).to(tl.int8), dim) > 0, float("nan"), reduced)
+    return reduced
+
+
+@triton.jit
+def _max2(a, dim):
+    return _propagate_nan(a, dim, tl.max(a, dim))
+
+
+@triton.jit
+def _min2(a, dim):
+    return _propagate_nan(a, dim, tl.min(a, dim))
+
+
+@contextlib.contextmanager
+def _capture_autotune():
+    """Make ``@triton_heuristics.<heuristic>(...)`` return an :class:`InterpretedKernel` instead of an autotuner."""
+    real = triton_heuristics.cached_autotune
+
+    def capture(size_hints, configs, triton_meta, heuristic_type, filename=None, inductor_meta=None, **kw):
+        return lambda fn: InterpretedKernel(fn, configs, triton_meta, inductor_meta or {})
+
+    triton_heuristics.cached_autotune = capture
+    try:
+        yield
+    finally:
+        triton_heuristics.cached_autotune = real
+
+
+class InterpretedKernel:
+    """A generated kernel that ``run()``s under the Triton interpreter with its first config."""
+
+    def __init__(self, fn, configs, triton_meta, inductor_meta):
+        self.fn, self.configs, self.triton_meta, self.inductor_meta = fn, configs, triton_meta, inductor_meta
+        self.config = configs[0]
+
+    def run(self, *args, stream=None):
+        names = [n for n, t in self.triton_meta["signature"].items() if t != "constexpr"]
+        named = dict(zip(names, args))
+        numels = {k: v for k, v in named.items() if k.endswith("numel")}
+        grid = triton_heuristics.GridExpr.from_meta(self.inductor_meta, self.config).eval_slow(numels)
+        kwargs = dict(self.config.kwargs)
+        self.fn[grid](*args, **kwargs, num_warps=self.config.num_warps, num_stages=self.config.num_stages)
+        if "sem_ptr" in named and bool(named["sem_ptr"].any()):
+            raise AssertionError(f"{self.fn.__name__} left its semaphores non-zero: {named['sem_ptr'].tolist()}")

@@ -1,0 +1,117 @@
+"""CUDA codegen on the fake H200 (CPU only): kernel structure with the flag off and on, for every family and dtype.
+
+Kernel counts here test structure, not speed; the H200 numbers are in benchmarks/results/.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+import torch
+
+from reduction_transpose_fusion_testing import families, interpret
+from reduction_transpose_fusion_testing.stock_codegen import key, normalize
+
+ON = dict(reduction_transpose_fusion=True, reduction_transpose_fusion_min_bytes=0)
+OFF = dict(reduction_transpose_fusion=False)
+# real-model sizes: ViT-B/16 MLP activations (batch 128); 310 MB in fp32, 155 MB in bf16/fp16 (above the 64 MiB gate)
+ROWS, COLS = 25216, 3072
+CASES = [(name, dt) for name in families.CASES for dt in families.DTYPES]
+
+
+def generate(name: str, dtype: str, rows: int = ROWS, cols: int = COLS, **options) -> str:
+    case = families.CASES[name]
+    return interpret.generate(case.fn, interpret.fake_inputs(*case.specs(rows, cols, families.DTYPES[dtype])), **options)
+
+
+def kernel_launches(module_source: str) -> list[tuple[str, list[str]]]:
+    """(kernel name, argument names) of each kernel launch in the wrapper's call()."""
+    return [(m.group(1), [a.strip() for a in m.group(2).split(",")])
+            for m in re.finditer(r"^\s*(\w+)\.run\((.*?)(?:, stream=\w+)?\)$", module_source, re.M)]
+
+
+@pytest.fixture(scope="session")
+def stock_sources() -> dict[str, str]:
+    """Stock Inductor's code for every case, from a process that never imports the package."""
+    wanted = [[name, ROWS, COLS, dt] for name, dt in CASES] + [[name, 256, 128, "fp32"] for name in families.CASES]
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    proc = subprocess.run([sys.executable, "-m", "reduction_transpose_fusion_testing.stock_codegen"],
+                          input=json.dumps(wanted), capture_output=True, text=True, env=env, timeout=1800)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    return json.loads(proc.stdout)
+
+
+@pytest.mark.parametrize("name,dtype", CASES)
+def test_flag_on_emits_one_kernel_that_reads_each_input_once(name, dtype):
+    on = generate(name, dtype, **ON)
+    launches = kernel_launches(on)
+    assert len(interpret.kernel_names(on)) == 1 and len(launches) == 1, launches
+    (kernel, args), = launches
+    src = interpret.kernel_sources(on)[kernel]
+    signature = re.search(r"def \w+\((.*?)\):", src).group(1).split(", ")
+    n_inputs = len(families.CASES[name].shapes(ROWS, COLS))
+    for i in range(n_inputs):
+        pointer = signature[args.index(f"arg{i}_1")]
+        assert src.count(f"tl.load({pointer} +") + src.count(f"tl.load({pointer})") == 1, (pointer, src)
+    assert "'launch_cooperative_grid': False" in src and "x_grid_barrier" not in src
+
+
+@pytest.mark.parametrize("name,dtype", CASES)
+def test_flag_off_is_stock_and_splits(name, dtype, stock_sources):
+    off = normalize(generate(name, dtype, **OFF))
+    assert off == stock_sources[key(name, ROWS, COLS, dtype)]
+    assert len(kernel_launches(off)) >= 2  # what the fusion replaces: the split reduction and the copy
+
+
+@pytest.mark.parametrize("name", list(families.CASES))
+def test_below_the_gate_is_stock(name, stock_sources):
+    # 256 x 128 fp32 = 128 KiB, far below the default 64 MiB gate
+    below = normalize(generate(name, "fp32", 256, 128, reduction_transpose_fusion=True))
+    assert below == stock_sources[key(name, 256, 128, "fp32")]
+
+
+def test_gate_compares_the_bytes_of_the_transposed_tensor():
+    nbytes = ROWS * COLS * 2  # bf16
+    at = generate("F1-t", "bf16", reduction_transpose_fusion=True, reduction_transpose_fusion_min_bytes=nbytes)
+    above = generate("F1-t", "bf16", reduction_transpose_fusion=True, reduction_transpose_fusion_min_bytes=nbytes + 1)
+    assert len(kernel_launches(at)) == 1
+    assert len(kernel_launches(above)) >= 2
+
+
+def test_fp8_gate_counts_fp8_bytes():
+    # F5 transposes q = fp8(g * s): one byte an element, whatever g's dtype
+    nbytes = ROWS * COLS
+    src = generate("F5-fp8-cast-transpose-dbias", "fp32", reduction_transpose_fusion=True,
+                   reduction_transpose_fusion_min_bytes=nbytes)
+    assert len(kernel_launches(src)) == 1
+    src = generate("F5-fp8-cast-transpose-dbias", "fp32", reduction_transpose_fusion=True,
+                   reduction_transpose_fusion_min_bytes=nbytes + 1)
+    assert len(kernel_launches(src)) >= 2
+
+
+def test_launch_override_reaches_the_kernel():
+    src = generate("F1-t", "fp32", **ON,
+                   reduction_transpose_fusion_launch_config="XBLOCK=32,R0_BLOCK=128,RSPLIT=5,num_warps=2")
+    assert "config={'XBLOCK': 32, 'R0_BLOCK': 128, 'RSPLIT': 5, 'num_warps': 2, 'num_stages': 1}" in src
+
+
+@pytest.mark.slow
+def test_fused_kernels_compile_to_sm90a_without_spills():
+    kernels = {}
+    for name, dtype in CASES:
+        kernels.update(interpret.kernel_sources(generate(name, dtype, **ON)))
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    proc = subprocess.run([sys.executable, "-m", "reduction_transpose_fusion_testing.compile_cubins"],
+                          input=json.dumps(kernels), capture_output=True, text=True, env=env, timeout=1800)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    report = json.loads(proc.stdout)
+    assert set(report) == set(kernels)
+    for name, usage in report.items():
+        assert usage["target"] == "sm_90a", (name, usage)
+        assert usage["spill_bytes"] == 0 and usage["stack_bytes"] == 0, (name, usage)
+        assert 0 < usage["registers"] <= 255, (name, usage)
