@@ -18,6 +18,8 @@ import contextlib
 import os
 import functools
 import importlib.util
+import itertools
+import random
 import re
 import sys
 import types
@@ -113,6 +115,7 @@ class _InterpretingCompiler:
         with _capture_autotune():
             exec(compile(source_code, f"<{kernel_name}>", "exec"), ns)
         ns["triton_helpers"] = _interpretable_helpers()
+        ns["libdevice"] = _InterpretableLibdevice()
         return ns[kernel_name]
 
     def wait(self, scope: dict) -> None:
@@ -153,6 +156,23 @@ def _interpretable_helpers() -> types.ModuleType:
     return helpers
 
 
+class _InterpretableLibdevice:
+    """``libdevice`` for interpreted kernels, which the interpreter does not patch: ``tl.math``'s function where it
+    has one (the interpreter runs those through numpy), else an equivalent written in interpretable ``tl`` ops.
+    Results match the GPU's to a few ulp, not bit for bit; tests compare interpreted code with interpreted code."""
+
+    def __getattr__(self, name):
+        return _LIBDEVICE_EXTRA[name] if name in _LIBDEVICE_EXTRA else getattr(tl.math, name)
+
+
+@triton.jit
+def _tanh(x):
+    return 1.0 - 2.0 / (tl.exp(2.0 * x) + 1.0)
+
+
+_LIBDEVICE_EXTRA = {"tanh": _tanh}
+
+
 @triton.jit
 def _propagate_nan(a, dim, reduced):
     if a.dtype.is_floating():
@@ -185,6 +205,24 @@ def _capture_autotune():
         triton_heuristics.cached_autotune = real
 
 
+@contextlib.contextmanager
+def _shuffled_program_order(grid: tuple[int, int, int], seed: int):
+    """Run the interpreter's programs in a shuffled order instead of row-major, so a kernel that assumes which
+    program of a grid runs first or last gets caught.  (The interpreter runs programs one at a time, so races
+    between concurrent programs are out of its reach: the GPU tests cover those.)"""
+    from triton.runtime.interpreter import interpreter_builder
+
+    order = list(itertools.product(*(range(n) for n in grid)))
+    random.Random(seed).shuffle(order)
+    remaining = iter(order)
+    real = interpreter_builder.set_grid_idx
+    interpreter_builder.set_grid_idx = lambda x, y, z: real(*next(remaining))
+    try:
+        yield
+    finally:
+        interpreter_builder.set_grid_idx = real
+
+
 class InterpretedKernel:
     """A generated kernel that ``run()``s under the Triton interpreter with its first config."""
 
@@ -198,6 +236,7 @@ class InterpretedKernel:
         numels = {k: v for k, v in named.items() if k.endswith("numel")}
         grid = triton_heuristics.GridExpr.from_meta(self.inductor_meta, self.config).eval_slow(numels)
         kwargs = dict(self.config.kwargs)
-        self.fn[grid](*args, **kwargs, num_warps=self.config.num_warps, num_stages=self.config.num_stages)
+        with _shuffled_program_order(grid, seed=len(args)):
+            self.fn[grid](*args, **kwargs, num_warps=self.config.num_warps, num_stages=self.config.num_stages)
         if "sem_ptr" in named and bool(named["sem_ptr"].any()):
             raise AssertionError(f"{self.fn.__name__} left its semaphores non-zero: {named['sem_ptr'].tolist()}")
