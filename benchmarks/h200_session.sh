@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# One call on the lent H200 (see the device tool's README): what the machine is, then the steps named as
+# arguments, in order: tests (GPU tests), sweep (launch sweep), main (the main job), corpus (the corpus suite).
+# Everything lands under $OUT (8 files at most come back); the command must finish inside the 10-minute limit.
+set -u -o pipefail
+OUT=${OUT:-$PWD/out}
+mkdir -p "$OUT"
+export PYTHONUNBUFFERED=1
+if ls .whl/*.whl >/dev/null 2>&1; then  # torchao for the Float8Linear step, carried as a wheel
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site .whl/*.whl
+  export PYTHONPATH=/tmp/site
+fi
+export PYTHONPATH=${PYTHONPATH:+$PYTHONPATH:}$PWD
+{
+  date -u; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,memory.total --format=csv
+  python3 -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__, torch.cuda.get_device_name(), torch.cuda.get_device_properties(0).multi_processor_count, 'SMs')"
+  git log -1 --oneline 2>/dev/null || true
+} > "$OUT/env.txt" 2>&1
+cat "$OUT/env.txt"
+for step in "$@"; do
+  start=$(date +%s)
+  case $step in
+    tests) TORCHINDUCTOR_COMPILE_THREADS=2 python3 -m pytest test/inductor/test_gpu.py -m gpu -q -n 8 -p no:cacheprovider \
+             2>&1 | tail -n 40 | tee "$OUT/gpu_tests.log" ;;
+    sweep) python3 -m benchmarks.sweep --out "$OUT" 2>&1 | grep -v "it/s\]" | tee "$OUT/sweep.log" ;;
+    main) python3 -m benchmarks.run --out "$OUT" 2>&1 | grep -v "case/s\]" | tee "$OUT/main.log" ;;
+    corpus) python3 -m benchmarks.run --suite corpus --out "$OUT" 2>&1 | grep -v "case/s\]" | tee "$OUT/corpus.log" ;;
+    *) echo "unknown step $step"; exit 2 ;;
+  esac
+  echo "step $step took $(( $(date +%s) - start )) s"
+done

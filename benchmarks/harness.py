@@ -1,0 +1,260 @@
+"""Measure one case: copy SOL, eager, stock torch.compile and the fused kernel, in one process, on one GPU.
+
+Bytes moved (the roofline numerator) = bytes of every input read once + bytes of every output written once.  The
+**copy SOL** is the median time of a device-to-device copy that moves the same number of bytes (half read, half
+written), measured in the same run; ``pct_of_sol = copy_sol_ms / fused_ms * 100``.  Times are medians of
+``triton.testing.do_bench`` (CUDA events, an L2 flush between reps, warm-up first), in ms; the fused version is
+timed twice and ``noise_pct`` is the spread of the two, so a difference under it is noise.
+
+Without a GPU (the fake H200 of ``reduction_transpose_fusion_testing``), :func:`codegen_only` reports kernel
+counts and the launch chosen, and every time is NaN.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import logging
+import math
+import time
+from typing import Any, Callable
+
+import torch
+import torch._inductor.config as inductor_config
+from torch._inductor import metrics
+
+from reduction_transpose_fusion_testing import families
+
+FUSED = {"reduction_transpose_fusion": True, "reduction_transpose_fusion_min_bytes": 0}
+STOCK = {"reduction_transpose_fusion": False}
+TOLERANCE = {torch.float32: 1e-5, torch.bfloat16: 8e-3, torch.float16: 1e-3}
+
+
+@dataclasses.dataclass
+class Case:
+    """One row of ``benchmarks/cases.csv``."""
+
+    name: str
+    family: str
+    dtype: str
+    rows: int
+    cols: int
+    suites: str
+    source: str
+
+    @property
+    def family_case(self) -> families.Case:
+        return families.CASES[self.family]
+
+    @property
+    def torch_dtype(self) -> torch.dtype:
+        return families.DTYPES[self.dtype]
+
+
+class DecisionLog(logging.Handler):
+    """Collects the package's INFO log lines (its fusion decisions) while a case compiles."""
+
+    def __init__(self):
+        super().__init__(logging.INFO)
+        self.lines: list[str] = []
+
+    def emit(self, record):
+        self.lines.append(record.getMessage())
+
+    @contextlib.contextmanager
+    def capture(self):
+        logger = logging.getLogger("reduction_transpose_fusion")
+        old_level = logger.level
+        logger.addHandler(self)
+        logger.setLevel(logging.INFO)
+        try:
+            yield self
+        finally:
+            logger.removeHandler(self)
+            logger.setLevel(old_level)
+
+
+def compile_fn(fn: Callable, inputs: list[torch.Tensor], options: dict) -> tuple[Callable, int, float, list[str]]:
+    """torch.compile ``fn`` with ``options``; returns (compiled, kernels generated, compile seconds, decisions)."""
+    torch._dynamo.reset()  # each case compiles from scratch (and never hits the recompile limit)
+    compiled = torch.compile(fn, dynamic=False, options=options)
+    metrics.reset()
+    log = DecisionLog()
+    start = time.perf_counter()
+    with log.capture():
+        compiled(*inputs)
+        torch.cuda.synchronize()
+    seconds = time.perf_counter() - start
+    return compiled, metrics.generated_kernel_count, seconds, log.lines
+
+
+def bench(fn: Callable[[], Any]) -> float:
+    """Median ms of ``fn`` by CUDA events (triton.testing.do_bench: warm-up, L2 flush between reps)."""
+    from triton.testing import do_bench
+
+    return do_bench(fn, warmup=25, rep=100, return_mode="median")
+
+
+def copy_sol_ms(nbytes: int) -> float:
+    """Median ms of a device-to-device copy that reads nbytes/2 and writes nbytes/2."""
+    n = max(1, nbytes // 2 // 4)
+    src = torch.randn(n, device="cuda")
+    dst = torch.empty_like(src)
+    return bench(lambda: dst.copy_(src))
+
+
+def nbytes(tensors) -> int:
+    return sum(t.numel() * t.element_size() for t in tensors)
+
+
+def check(case: families.Case, inputs, fused, stock) -> tuple[float, bool]:
+    """(largest relative error of a reduction vs float64 eager, transposed/cast outputs bit-equal to stock)."""
+    reference = case.fn(*[t.double() if t.dim() and t.is_floating_point() else t for t in inputs])
+    worst, exact = 0.0, True
+    for i, (out, st, ref) in enumerate(zip(fused, stock, reference)):
+        if i in case.transposed or i in case.exact:
+            exact &= torch.equal(out.view(torch.uint8), st.view(torch.uint8))
+        else:
+            worst = max(worst, ((out.double() - ref).norm() / ref.norm()).item())
+    return worst, exact
+
+
+def measure(row: Case, eager: bool = True) -> dict[str, Any]:
+    """All numbers for one case on the GPU; see the module docstring for definitions."""
+    case = row.family_case
+    inputs = case.inputs(row.rows, row.cols, row.torch_dtype, device="cuda", seed=0)
+    stock_fn, stock_kernels, stock_s, _ = compile_fn(case.fn, inputs, STOCK)
+    fused_fn, fused_kernels, fused_s, decisions = compile_fn(case.fn, inputs, FUSED)
+    stock_out, fused_out = stock_fn(*inputs), fused_fn(*inputs)
+    err, exact = check(case, inputs, fused_out, stock_out)
+    moved = nbytes(inputs) + nbytes(fused_out)
+    result = _common(row, inputs, moved) | dict(
+        kernels_stock=stock_kernels,
+        kernels_fused=fused_kernels,
+        copy_sol_ms=copy_sol_ms(moved),
+        eager_ms=bench(lambda: case.fn(*inputs)) if eager else math.nan,
+        stock_ms=bench(lambda: stock_fn(*inputs)),
+        fused_ms=bench(lambda: fused_fn(*inputs)),
+        fused_ms_repeat=bench(lambda: fused_fn(*inputs)),
+        compile_s_stock=stock_s,
+        compile_s_fused=fused_s,
+        max_rel_err=err,
+        rel_err_ok=err <= TOLERANCE.get(row.torch_dtype, 1e-3) * 10,
+        transposed_bit_exact=exact,
+        decisions=" | ".join(decisions),
+    )
+    return _derived(result)
+
+
+def codegen_only(row: Case) -> dict[str, Any]:
+    """Kernel counts and decisions from code generated for the fake H200 (no GPU); times are NaN."""
+    from reduction_transpose_fusion_testing import interpret
+
+    case = row.family_case
+    specs = case.specs(row.rows, row.cols, row.torch_dtype)
+    log = DecisionLog()
+    stock = interpret.generate(case.fn, interpret.fake_inputs(*specs), **STOCK)
+    with log.capture():
+        fused = interpret.generate(case.fn, interpret.fake_inputs(*specs), **FUSED)
+    with torch.device("meta"):
+        inputs = [torch.empty(s, dtype=d) for s, d in specs]
+        outputs = case.fn(*inputs)
+    result = _common(row, inputs, nbytes(inputs) + nbytes(outputs)) | dict(
+        kernels_stock=len(interpret.kernel_names(stock)),
+        kernels_fused=len(interpret.kernel_names(fused)),
+        decisions=" | ".join(log.lines),
+    )
+    return _derived(result)
+
+
+def _common(row: Case, inputs, moved: int) -> dict[str, Any]:
+    transposed_bytes = row.rows * row.cols * row.family_case.fn(
+        *[torch.empty(t.shape, dtype=t.dtype, device="meta") for t in inputs]
+    )[row.family_case.transposed[0]].element_size()
+    return dict(
+        case=row.name,
+        family=row.family,
+        dtype=row.dtype,
+        rows=row.rows,
+        cols=row.cols,
+        suites=row.suites,
+        input_mb=nbytes(inputs) / 1e6,
+        bytes_moved=moved,
+        gate_fuses_by_default=transposed_bytes >= inductor_config.reduction_transpose_fusion_min_bytes,
+    )
+
+
+def _derived(r: dict[str, Any]) -> dict[str, Any]:
+    nan = math.nan
+    fused, stock, sol = r.get("fused_ms", nan), r.get("stock_ms", nan), r.get("copy_sol_ms", nan)
+    r.update(
+        noise_pct=abs(fused - r.get("fused_ms_repeat", nan)) / fused * 100,
+        stock_over_sol=stock / sol,
+        fused_over_sol=fused / sol,
+        pct_of_sol=sol / fused * 100,
+        speedup=stock / fused,
+        fused_gbps=r["bytes_moved"] / (fused * 1e-3) / 1e9,
+    )
+    return r
+
+
+def measure_float8_mlp(tokens: int = 16384, dim: int = 4096, hidden: int = 4096) -> dict[str, Any]:
+    """A training step (forward + backward) of a torchao ``Float8Linear`` MLP, bias on, bf16, stock vs fused.
+
+    ``Linear(dim, hidden) -> ReLU -> Linear(hidden, dim)`` converted with ``convert_to_float8_training`` (tensorwise
+    dynamic scaling).  In backward each layer's output gradient is read by the bias-gradient ``sum(0)`` and by the
+    cast to float8 that ``preprocess_addmm`` makes contiguous transposed for the weight-gradient ``_scaled_mm``.
+    """
+    import torch.nn as nn
+    from torchao.float8 import convert_to_float8_training
+
+    def model():
+        torch.manual_seed(0)
+        m = nn.Sequential(nn.Linear(dim, hidden), nn.ReLU(), nn.Linear(hidden, dim)).to(torch.bfloat16).cuda()
+        return convert_to_float8_training(m)
+
+    gen = torch.Generator(device="cuda").manual_seed(1)
+    x = torch.randn(tokens, dim, device="cuda", dtype=torch.bfloat16, generator=gen)
+    grad_y = torch.randn(tokens, dim, device="cuda", dtype=torch.bfloat16, generator=gen)
+    runs = {}
+    for label, options in (("stock", STOCK), ("fused", FUSED)):
+        m = model()
+        torch._dynamo.reset()
+        compiled = torch.compile(m, options=options)
+        metrics.reset()
+        log = DecisionLog()
+        start = time.perf_counter()
+        with log.capture():
+            compiled(x).backward(grad_y)
+            torch.cuda.synchronize()
+        seconds = time.perf_counter() - start
+        grads = [p.grad.clone() for p in m.parameters()]
+        params = list(m.parameters())
+        step = lambda: compiled(x).backward(grad_y)  # noqa: E731
+        runs[label] = dict(kernels=metrics.generated_kernel_count, compile_s=seconds, grads=grads,
+                           ms=bench_with_grads(step, params), ms_repeat=bench_with_grads(step, params),
+                           decisions=log.lines)
+    stock, fused = runs["stock"], runs["fused"]
+    biases = [i for i, p in enumerate(model().parameters()) if p.dim() == 1]
+    err = max(((f.double() - s.double()).norm() / s.double().norm()).item()
+              for i, (f, s) in enumerate(zip(fused["grads"], stock["grads"])) if i in biases)
+    weights_equal = all(torch.equal(f, s) for i, (f, s) in enumerate(zip(fused["grads"], stock["grads"]))
+                        if i not in biases)
+    result = dict(
+        case=f"float8-mlp-train-step/{tokens}x{dim}x{hidden}", family="Float8Linear MLP step", dtype="bf16",
+        rows=tokens, cols=dim, suites="main", input_mb=x.numel() * 2 / 1e6, bytes_moved=math.nan,
+        gate_fuses_by_default=tokens * dim >= inductor_config.reduction_transpose_fusion_min_bytes,
+        kernels_stock=stock["kernels"], kernels_fused=fused["kernels"], copy_sol_ms=math.nan, eager_ms=math.nan,
+        stock_ms=stock["ms"], fused_ms=fused["ms"], fused_ms_repeat=fused["ms_repeat"],
+        compile_s_stock=stock["compile_s"], compile_s_fused=fused["compile_s"],
+        max_rel_err=err, rel_err_ok=err <= 2e-2, transposed_bit_exact=weights_equal,
+        decisions=" | ".join(fused["decisions"]),
+    )
+    return _derived(result)
+
+
+def bench_with_grads(step: Callable[[], Any], params) -> float:
+    """Median ms of a training step, gradients reset to None before each rep (no accumulation kernel)."""
+    from triton.testing import do_bench
+
+    return do_bench(step, warmup=25, rep=200, grad_to_none=params, return_mode="median")

@@ -1,0 +1,130 @@
+"""Launch-configuration sweep for the fused kernel (GPU only): the data behind ``runtime/triton_heuristics.py``.
+
+    python -m benchmarks.sweep --out DIR [--workers 12]
+
+For each shape in :data:`SHAPES` and each launch in :func:`launches` (tile ``XBLOCK x R0_BLOCK``, warps, and
+``RSPLIT`` from a target of programs per SM), it compiles the case through Inductor with
+``reduction_transpose_fusion_launch_config`` forcing that launch, and times it against the copy SOL and stock
+``torch.compile``, all in one process.  Compiles are slow next to timings, so a pool of processes first compiles
+every variant once to warm Inductor's FX-graph cache and Triton's cache on disk; the timing process then hits them.
+Writes ``sweep.csv`` (one row per shape and launch) and prints the best launches per shape.
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import pathlib
+
+SHAPES = [
+    ("F1-t", "fp32", 25216, 3072),
+    ("F1-t", "bf16", 25216, 3072),
+    ("F1-t", "bf16", 65536, 1024),
+    ("F1-t", "fp32", 4096, 768),
+    ("F1-t", "fp32", 2048, 1000),
+    ("F1-t", "fp32", 4096, 30522),
+    ("F3-layernorm-backward", "fp32", 25216, 3072),
+    ("F5-fp8-cast-transpose-dbias", "bf16", 16384, 4096),
+]
+# (XBLOCK, R0_BLOCK, num_warps) by the narrowest itemsize of the case
+TILES = {
+    4: [(64, 64, 4), (64, 64, 8), (128, 64, 8), (64, 128, 8), (128, 128, 8), (32, 128, 4)],
+    2: [(64, 128, 8), (64, 128, 4), (128, 128, 8), (128, 64, 4), (64, 64, 4), (64, 256, 8)],
+    1: [(128, 128, 8), (64, 128, 4), (128, 256, 8), (64, 256, 8), (128, 128, 4)],
+}
+PROGRAMS_PER_SM = [4, 8, 16, 32]
+NUM_SMS = 132
+
+
+def itemsize(family: str, dtype: str) -> int:
+    return 1 if family.startswith("F5-fp8") else {"fp32": 4, "bf16": 2, "fp16": 2}[dtype]
+
+
+def launches(family: str, dtype: str, rows: int, cols: int) -> list[str]:
+    """Launch-config strings to try for one shape."""
+    out = []
+    for xblock, rblock, warps in TILES[itemsize(family, dtype)]:
+        col_blocks, row_blocks = -(-cols // xblock), -(-rows // rblock)
+        rsplits = sorted({max(1, min(row_blocks, 128, -(-p * NUM_SMS // col_blocks))) for p in PROGRAMS_PER_SM})
+        for rsplit in rsplits:
+            out.append(f"XBLOCK={xblock},R0_BLOCK={rblock},RSPLIT={rsplit},num_warps={warps},num_stages=1")
+    x, r, w = TILES[itemsize(family, dtype)][0]
+    out.append(f"XBLOCK={x},R0_BLOCK={r},num_warps={w},num_stages=2")  # pipelined default tile
+    return out
+
+
+def variants() -> list[tuple]:
+    return [(shape, launch) for shape in SHAPES for launch in launches(*shape)]
+
+
+def _warm(item) -> str:
+    """Pool worker: compile one variant (fills the on-disk caches)."""
+    (family, dtype, rows, cols), launch = item
+    import os
+
+    os.environ["TORCHINDUCTOR_COMPILE_THREADS"] = "1"  # the pool is the parallelism; no nested compile pools
+    import torch
+
+    import reduction_transpose_fusion  # noqa: F401
+    from reduction_transpose_fusion_testing import families
+
+    case = families.CASES[family]
+    inputs = case.inputs(rows, cols, families.DTYPES[dtype], device="cuda")
+    torch._dynamo.reset()
+    options = {"reduction_transpose_fusion": True, "reduction_transpose_fusion_min_bytes": 0,
+               "reduction_transpose_fusion_launch_config": launch}
+    try:
+        torch.compile(case.fn, dynamic=False, options=options)(*inputs)
+        return "ok"
+    except Exception as e:  # a launch that does not compile is a result, not a crash
+        return f"{type(e).__name__}: {str(e)[:200]}"
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", type=pathlib.Path, required=True)
+    parser.add_argument("--workers", type=int, default=12)
+    args = parser.parse_args(argv)
+    items = variants()
+    with multiprocessing.get_context("spawn").Pool(args.workers) as pool:
+        warm = dict(zip(items, pool.map(_warm, items, chunksize=1)))
+
+    import pandas as pd
+    import torch
+    from tqdm import tqdm
+
+    import reduction_transpose_fusion  # noqa: F401
+    from benchmarks import harness
+    from reduction_transpose_fusion_testing import families
+
+    rows = []
+    for shape in tqdm(SHAPES, desc="shapes"):
+        family, dtype, n, c = shape
+        case = families.CASES[family]
+        inputs = case.inputs(n, c, families.DTYPES[dtype], device="cuda")
+        stock_fn, _, _, _ = harness.compile_fn(case.fn, inputs, harness.STOCK)
+        moved = harness.nbytes(inputs) + harness.nbytes(stock_fn(*inputs))
+        sol, stock = harness.copy_sol_ms(moved), harness.bench(lambda: stock_fn(*inputs))
+        for launch in launches(*shape):
+            row = dict(family=family, dtype=dtype, rows=n, cols=c, launch=launch, copy_sol_ms=sol, stock_ms=stock)
+            if warm[(shape, launch)] != "ok":
+                rows.append(row | dict(error=warm[(shape, launch)]))
+                continue
+            options = harness.FUSED | {"reduction_transpose_fusion_launch_config": launch}
+            fused_fn, kernels, seconds, _ = harness.compile_fn(case.fn, inputs, options)
+            ms = harness.bench(lambda: fused_fn(*inputs))
+            rows.append(row | dict(kernels=kernels, fused_ms=ms, fused_over_sol=ms / sol, speedup=stock / ms,
+                                   compile_s=seconds))
+        torch.cuda.empty_cache()
+    frame = pd.DataFrame(rows)
+    args.out.mkdir(parents=True, exist_ok=True)
+    frame.to_csv(args.out / "sweep.csv", index=False)
+    ok = frame.dropna(subset=["fused_ms"]) if "fused_ms" in frame else frame
+    for key, group in ok.groupby(["family", "dtype", "rows", "cols"], sort=False):
+        print(key, f"SOL {group.copy_sol_ms.iloc[0]:.4f} ms, stock {group.stock_ms.iloc[0]:.4f} ms")
+        print(group.sort_values("fused_ms").head(5)[["launch", "fused_ms", "fused_over_sol", "speedup"]]
+              .to_string(index=False))
+
+
+if __name__ == "__main__":
+    main()
