@@ -45,7 +45,7 @@ def launches(family: str, dtype: str, rows: int, cols: int) -> list[str]:
     out = []
     for xblock, rblock, warps in TILES[itemsize(family, dtype)]:
         col_blocks, row_blocks = -(-cols // xblock), -(-rows // rblock)
-        rsplits = sorted({max(1, min(row_blocks, 128, -(-p * NUM_SMS // col_blocks))) for p in PROGRAMS_PER_SM})
+        rsplits = sorted({1} | {max(1, min(row_blocks, 128, -(-p * NUM_SMS // col_blocks))) for p in PROGRAMS_PER_SM})
         for rsplit in rsplits:
             out.append(f"XBLOCK={xblock},R0_BLOCK={rblock},RSPLIT={rsplit},num_warps={warps},num_stages=1")
     x, r, w = TILES[itemsize(family, dtype)][0]
