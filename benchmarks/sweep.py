@@ -45,7 +45,10 @@ def launches(family: str, dtype: str, rows: int, cols: int) -> list[str]:
     out = []
     for xblock, rblock, warps in TILES[itemsize(family, dtype)]:
         col_blocks, row_blocks = -(-cols // xblock), -(-rows // rblock)
-        rsplits = sorted({1} | {max(1, min(row_blocks, 128, -(-p * NUM_SMS // col_blocks))) for p in PROGRAMS_PER_SM})
+        rsplits = {max(1, min(row_blocks, 128, -(-p * NUM_SMS // col_blocks))) for p in PROGRAMS_PER_SM}
+        if col_blocks >= NUM_SMS:  # wide: the columns alone fill the GPU, so no split is a candidate
+            rsplits.add(1)
+        rsplits = sorted(rsplits)
         for rsplit in rsplits:
             out.append(f"XBLOCK={xblock},R0_BLOCK={rblock},RSPLIT={rsplit},num_warps={warps},num_stages=1")
     x, r, w = TILES[itemsize(family, dtype)][0]
