@@ -23,6 +23,7 @@ for step in "$@"; do
     tests) TORCHINDUCTOR_COMPILE_THREADS=2 python3 -m pytest test/inductor/test_gpu.py -m gpu -q -n 8 -p no:cacheprovider \
              2>&1 | tail -n 40 | tee "$OUT/gpu_tests.log" ;;
     sweep) python3 -m benchmarks.sweep --out "$OUT" 2>&1 | grep -v "it/s\]" | tee "$OUT/sweep.log" ;;
+    sweep-small) python3 -m benchmarks.sweep --small --out "$OUT" 2>&1 | grep -v "it/s\]" | tee "$OUT/sweep-small.log" ;;
     main) python3 -m benchmarks.run --out "$OUT" 2>&1 | grep -v "case/s\]" | tee "$OUT/main.log" ;;
     corpus) python3 -m benchmarks.run --suite corpus --out "$OUT" 2>&1 | grep -v "case/s\]" | tee "$OUT/corpus.log" ;;
     *) echo "unknown step $step"; exit 2 ;;

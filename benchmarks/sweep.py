@@ -16,6 +16,12 @@ import argparse
 import multiprocessing
 import pathlib
 
+SMALL_SHAPES = [  # under the L2 (60 MB) and the old 64 MiB gate: where parallelism and launch count matter
+    ("F1-t", "fp32", 2048, 1000),
+    ("F1-t", "fp32", 4096, 768),
+    ("F1-t", "bf16", 3152, 768),
+    ("F3-layernorm-backward", "fp32", 3152, 3072),
+]
 SHAPES = [
     ("F1-t", "fp32", 25216, 3072),
     ("F1-t", "bf16", 25216, 3072),
@@ -33,6 +39,7 @@ TILES = {
     1: [(128, 128, 8), (64, 128, 4), (128, 256, 8), (64, 256, 8), (128, 128, 4)],
 }
 PROGRAMS_PER_SM = [4, 8, 16, 32]
+SMALL_PROGRAMS_PER_SM = [1, 2, 4, 8, 16]
 NUM_SMS = 132
 
 
@@ -43,9 +50,11 @@ def itemsize(family: str, dtype: str) -> int:
 def launches(family: str, dtype: str, rows: int, cols: int) -> list[str]:
     """Launch-config strings to try for one shape."""
     out = []
-    for xblock, rblock, warps in TILES[itemsize(family, dtype)]:
+    small = (family, dtype, rows, cols) in SMALL_SHAPES
+    for xblock, rblock, warps in TILES[itemsize(family, dtype)][: 4 if small else None]:
         col_blocks, row_blocks = -(-cols // xblock), -(-rows // rblock)
-        rsplits = {max(1, min(row_blocks, 128, -(-p * NUM_SMS // col_blocks))) for p in PROGRAMS_PER_SM}
+        targets = SMALL_PROGRAMS_PER_SM if small else PROGRAMS_PER_SM
+        rsplits = {max(1, min(row_blocks, 128, -(-p * NUM_SMS // col_blocks))) for p in targets}
         if col_blocks >= NUM_SMS:  # wide: the columns alone fill the GPU, so no split is a candidate
             rsplits.add(1)
         rsplits = sorted(rsplits)
@@ -56,8 +65,8 @@ def launches(family: str, dtype: str, rows: int, cols: int) -> list[str]:
     return out
 
 
-def variants() -> list[tuple]:
-    return [(shape, launch) for shape in SHAPES for launch in launches(*shape)]
+def variants(shapes) -> list[tuple]:
+    return [(shape, launch) for shape in shapes for launch in launches(*shape)]
 
 
 def _warm(item) -> str:
@@ -87,8 +96,10 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", type=pathlib.Path, required=True)
     parser.add_argument("--workers", type=int, default=12)
+    parser.add_argument("--small", action="store_true", help="sweep SMALL_SHAPES instead of the large SHAPES")
     args = parser.parse_args(argv)
-    items = variants()
+    shapes = SMALL_SHAPES if args.small else SHAPES
+    items = variants(shapes)
     with multiprocessing.get_context("spawn").Pool(args.workers) as pool:
         warm = dict(zip(items, pool.map(_warm, items, chunksize=1)))
 
@@ -101,7 +112,7 @@ def main(argv=None) -> None:
     from reduction_transpose_fusion_testing import families
 
     rows = []
-    for shape in tqdm(SHAPES, desc="shapes"):
+    for shape in tqdm(shapes, desc="shapes"):
         family, dtype, n, c = shape
         case = families.CASES[family]
         inputs = case.inputs(n, c, families.DTYPES[dtype], device="cuda")
@@ -121,7 +132,7 @@ def main(argv=None) -> None:
         torch.cuda.empty_cache()
     frame = pd.DataFrame(rows)
     args.out.mkdir(parents=True, exist_ok=True)
-    frame.to_csv(args.out / "sweep.csv", index=False)
+    frame.to_csv(args.out / ("sweep-small.csv" if args.small else "sweep.csv"), index=False)
     ok = frame.dropna(subset=["fused_ms"]) if "fused_ms" in frame else frame
     for key, group in ok.groupby(["family", "dtype", "rows", "cols"], sort=False):
         print(key, f"SOL {group.copy_sol_ms.iloc[0]:.4f} ms, stock {group.stock_ms.iloc[0]:.4f} ms")

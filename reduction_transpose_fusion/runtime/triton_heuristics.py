@@ -24,13 +24,20 @@ import dataclasses
 
 from torch._inductor.runtime.runtime_utils import next_power_of_2
 
-# itemsize of the narrowest full-size tensor -> (XBLOCK, R0_BLOCK, num_warps)
+# itemsize of the narrowest full-size tensor -> (XBLOCK, R0_BLOCK, num_warps).  Best or within noise of the best
+# at every large shape of the first H200 sweep (benchmarks/results/sweeps/2026-11-29-h200-sweep1.csv):
+# f32 X64 R64 w4 (1.09-1.11x copy SOL), bf16 X64 R128 w4 (1.15-1.18x), fp8 out X128 R128 w4 (1.26x).
 TILES = {
-    1: (128, 128, 8),
-    2: (64, 128, 8),
+    1: (128, 128, 4),
+    2: (64, 128, 4),
     4: (64, 64, 4),
     8: (32, 32, 4),
 }
+# When the column blocks alone are two waves of SMs (C >= 2 * SMs * XBLOCK, e.g. a 30522-word vocabulary), a wider
+# tile with 8 warps is better: f32[4096, 30522] ran at 1.20x SOL with X128 R64 w8 against 1.25x with X64 R64 w4.
+WIDE_TILE_SCALE = 2
+# Programs per SM for RSPLIT: 8 was within noise of the best for all large shapes of the sweep (4 was best for
+# f32/bf16[25216, 3072] by <1%, 16 for bf16[65536, 1024] by 2%, 8 for the two-reduction F3 by 7%).
 PROGRAMS_PER_SM = 8
 MAX_RSPLIT = 64
 MAX_PARTIALS_FRACTION = 0.01
@@ -74,6 +81,8 @@ def launch_config(cols: int, rows: int, itemsize: int, num_sms: int, override: d
         raise ValueError(f"launch_config needs positive sizes, got cols={cols} rows={rows} num_sms={num_sms}")
     override = override or {}
     xblock, rblock, warps = TILES[min(TILES, key=lambda k: abs(k - itemsize))]
+    if cols >= WIDE_TILE_SCALE * num_sms * xblock:
+        xblock, warps = xblock * WIDE_TILE_SCALE, warps * WIDE_TILE_SCALE
     xblock = override.get("XBLOCK", min(xblock, max(MIN_BLOCK, next_power_of_2(cols))))
     rblock = override.get("R0_BLOCK", min(rblock, max(MIN_BLOCK, next_power_of_2(rows))))
     for key, block in (("XBLOCK", xblock), ("R0_BLOCK", rblock)):

@@ -1,0 +1,55 @@
+"""The launch heuristic's rules (runtime/triton_heuristics.py)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from reduction_transpose_fusion.runtime import triton_heuristics as th
+
+H200_SMS = 132
+
+
+@pytest.mark.parametrize("itemsize", [1, 2, 4])
+def test_large_tiles_coalesce_both_the_load_and_the_transposed_store(itemsize):
+    cfg = th.launch_config(cols=3072, rows=25216, itemsize=itemsize, num_sms=H200_SMS)
+    assert cfg.XBLOCK * itemsize >= 128 and cfg.R0_BLOCK * itemsize >= 128
+
+
+@settings(max_examples=300, deadline=None)
+@given(cols=st.integers(1, 200_000), rows=st.integers(1, 2_000_000), itemsize=st.sampled_from([1, 2, 4, 8]))
+def test_rsplit_bounds(cols, rows, itemsize):
+    cfg = th.launch_config(cols, rows, itemsize, H200_SMS)
+    row_blocks = -(-rows // cfg.R0_BLOCK)
+    assert 1 <= cfg.RSPLIT <= min(th.MAX_RSPLIT, row_blocks)
+    # partials (4 B per column per split) stay under 1% of x's bytes whenever a split happens at all
+    if cfg.RSPLIT > 1:
+        assert 4 * cfg.RSPLIT * cols <= th.MAX_PARTIALS_FRACTION * rows * cols * itemsize
+    for block in (cfg.XBLOCK, cfg.R0_BLOCK):
+        assert block >= th.MIN_BLOCK and block & (block - 1) == 0
+
+
+def test_rsplit_targets_programs_per_sm():
+    cfg = th.launch_config(cols=3072, rows=25216, itemsize=4, num_sms=H200_SMS)
+    programs = cfg.RSPLIT * -(-3072 // cfg.XBLOCK)
+    assert th.PROGRAMS_PER_SM * H200_SMS <= programs < (th.PROGRAMS_PER_SM * H200_SMS + -(-3072 // cfg.XBLOCK))
+
+
+def test_small_dims_shrink_tiles():
+    cfg = th.launch_config(cols=3, rows=10, itemsize=4, num_sms=H200_SMS)
+    assert cfg.XBLOCK == th.MIN_BLOCK and cfg.R0_BLOCK == th.MIN_BLOCK and cfg.RSPLIT == 1
+
+
+def test_wide_tiles_for_a_vocabulary():
+    cfg = th.launch_config(cols=30522, rows=4096, itemsize=4, num_sms=H200_SMS)
+    assert (cfg.XBLOCK, cfg.num_warps) == (128, 8)
+
+
+def test_override_wins_and_is_validated():
+    cfg = th.launch_config(3072, 25216, 4, H200_SMS, {"XBLOCK": 32, "RSPLIT": 7, "num_stages": 2})
+    assert (cfg.XBLOCK, cfg.RSPLIT, cfg.num_stages) == (32, 7, 2)
+    with pytest.raises(ValueError, match="power of two"):
+        th.launch_config(3072, 25216, 4, H200_SMS, {"R0_BLOCK": 48})
+    with pytest.raises(ValueError, match="positive"):
+        th.launch_config(0, 25216, 4, H200_SMS)
