@@ -107,11 +107,18 @@ def bench(fn: Callable[[], Any]) -> float:
 
 
 def copy_sol_ms(nbytes: int) -> float:
-    """Median ms of a device-to-device copy that reads nbytes/2 and writes nbytes/2."""
+    """Median ms of a device-to-device copy that reads nbytes/2 and writes nbytes/2.
+
+    Timed by a plain ``do_bench``, not a graph replay: captured in a CUDA graph, ``copy_`` becomes a memcpy node
+    that ran at 2.7 TB/s against 4.0 TB/s launched directly (H200, 2026-11-29); one launch costs the CPU far less
+    than the L2 flush before it, so the GPU time is still what is measured.
+    """
+    from triton.testing import do_bench
+
     n = max(1, nbytes // 2 // 4)
     src = torch.randn(n, device="cuda")
     dst = torch.empty_like(src)
-    return bench(lambda: dst.copy_(src))
+    return do_bench(lambda: dst.copy_(src), warmup=25, rep=100, return_mode="median")
 
 
 def nbytes(tensors) -> int:

@@ -108,11 +108,12 @@ def _launch_for(features, site: Site) -> LaunchConfig:
     rows = sizes.optimization_hint(features.reduction_numel)
     device = V.graph.get_current_device_or_throw()
     num_sms = DeviceProperties.create(device).multi_processor_count
-    return launch_config(cols, rows, _narrowest_itemsize(features, site), num_sms, config.launch_override())
+    narrowest, widest = _itemsizes(features, site)
+    return launch_config(cols, rows, narrowest, widest, num_sms, config.launch_override())
 
 
-def _narrowest_itemsize(features, site: Site) -> int:
-    """Element size in bytes of the narrowest full-size (N * C) buffer the kernel reads or writes."""
+def _itemsizes(features, site: Site) -> tuple[int, int]:
+    """(narrowest, widest) element size in bytes of the full-size (N * C) buffers the kernel reads or writes."""
     full = site.rows * site.cols
     sizes = V.graph.sizevars
     itemsizes = []
@@ -121,7 +122,7 @@ def _narrowest_itemsize(features, site: Site) -> int:
             numel: Optional[sympy.Expr] = getattr(dep, "get_numel", lambda: None)()
             if numel is not None and sizes.statically_known_equals(numel, full):
                 itemsizes.append(V.graph.get_dtype(dep.name).itemsize)
-    return min(itemsizes, default=4)
+    return min(itemsizes, default=4), max(itemsizes, default=4)
 
 
 def _co_resident(launch: LaunchConfig, features) -> LaunchConfig:

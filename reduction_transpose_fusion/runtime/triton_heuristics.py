@@ -9,9 +9,9 @@ cooperative reductions the grid has no residency limit.
 
 Rules, each from the H200 sweep recorded in ``benchmarks/results/`` (see README, "How the launch is chosen"):
 
-* **Tile** (:data:`TILES`): both the load (contiguous along C) and the transposed store (contiguous along N) must be
-  coalesced, i.e. ``XBLOCK * itemsize >= 128 B`` and ``R0_BLOCK * itemsize >= 128 B`` for the narrowest full-size
-  dtype; the table gives the measured best per itemsize.  Tiles shrink to the next power of two of C or N.
+* **Tile**: both the load (contiguous along C) and the transposed store (contiguous along N) must be coalesced:
+  ``XBLOCK`` from the widest full-size dtype (:data:`XBLOCK_BY_WIDEST`), ``R0_BLOCK`` a 256-byte run of the
+  narrowest, within :data:`TILE_ELEMENTS`.  Tiles shrink to the next power of two of C or N.
 * **RSPLIT**: enough programs to fill the GPU (:data:`PROGRAMS_PER_SM` per SM), at most :data:`MAX_RSPLIT` (the
   last program loads ``XBLOCK x RSPLIT`` partials at once), at most one program per ``R0_BLOCK`` rows, and few enough
   that the partials (``4 * RSPLIT * C`` bytes, written once and read once) stay under :data:`MAX_PARTIALS_FRACTION`
@@ -24,15 +24,16 @@ import dataclasses
 
 from torch._inductor.runtime.runtime_utils import next_power_of_2
 
-# itemsize of the narrowest full-size tensor -> (XBLOCK, R0_BLOCK, num_warps).  Best or within noise of the best
-# at every large shape of the first H200 sweep (benchmarks/results/sweeps/2026-11-29-h200-sweep1.csv):
-# f32 X64 R64 w4 (1.09-1.11x copy SOL), bf16 X64 R128 w4 (1.15-1.18x), fp8 out X128 R128 w4 (1.26x).
-TILES = {
-    1: (128, 128, 4),
-    2: (64, 128, 4),
-    4: (64, 64, 4),
-    8: (32, 32, 4),
-}
+# The tile.  Inductor computes in fp32 whatever the storage dtype, so registers go by elements: 8192 elements on
+# 4 warps is 64 fp32 registers of tile data per thread.  XBLOCK (the loaded rows' contiguous run) is set by the
+# widest tensor, R0_BLOCK (the transposed store's run) by the narrowest, 256 bytes of it.  Against the first H200
+# sweep (benchmarks/results/sweeps/2026-11-29-h200-sweep1.csv) this gives the best launch or one within noise of
+# it at every large shape: f32 X64 R64 (1.09-1.11x copy SOL), bf16 X64 R128 (1.15-1.18x), bf16 -> fp8 X64 R128
+# (1.26x; best 1.24x).  Four warps beat eight for bf16 by 2-9%.
+TILE_ELEMENTS = 8192
+NUM_WARPS = 4
+STORE_RUN_BYTES = 256
+XBLOCK_BY_WIDEST = {1: 128, 2: 64, 4: 64, 8: 32}
 # When the column blocks alone are two waves of SMs (C >= 2 * SMs * XBLOCK, e.g. a 30522-word vocabulary), a wider
 # tile with 8 warps is better: f32[4096, 30522] ran at 1.20x SOL with X128 R64 w8 against 1.25x with X64 R64 w4.
 WIDE_TILE_SCALE = 2
@@ -63,24 +64,28 @@ class LaunchConfig:
         return self.RSPLIT, -(-cols // self.XBLOCK)
 
 
-def launch_config(cols: int, rows: int, itemsize: int, num_sms: int, override: dict[str, int] | None = None
-                  ) -> LaunchConfig:
+def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: int,
+                  override: dict[str, int] | None = None) -> LaunchConfig:
     """Choose the launch for a fused kernel over ``x [rows, cols]``.
 
     Args:
         cols: C, the kept extent (the kernel's ``xnumel``); a size hint for dynamic shapes.
         rows: N, the reduced extent (``rnumel``); a size hint for dynamic shapes.
-        itemsize: bytes per element of the narrowest full-size tensor the kernel reads or writes (1, 2, 4, 8).
+        narrowest: bytes per element of the narrowest full-size (N * C) tensor the kernel reads or writes.
+        widest: bytes per element of the widest one (1, 2, 4 or 8).
         num_sms: streaming multiprocessors of the device (132 on an H200).
         override: keys of :class:`LaunchConfig` to force (``reduction_transpose_fusion_launch_config``).
 
     Raises:
         ValueError: if a size is not positive, or an override block is not a power of two.
     """
-    if cols < 1 or rows < 1 or num_sms < 1:
-        raise ValueError(f"launch_config needs positive sizes, got cols={cols} rows={rows} num_sms={num_sms}")
+    if cols < 1 or rows < 1 or num_sms < 1 or not 1 <= narrowest <= widest:
+        raise ValueError(f"launch_config needs positive sizes, got cols={cols} rows={rows} num_sms={num_sms} "
+                         f"itemsizes {narrowest}..{widest}")
     override = override or {}
-    xblock, rblock, warps = TILES[min(TILES, key=lambda k: abs(k - itemsize))]
+    xblock = XBLOCK_BY_WIDEST[min(XBLOCK_BY_WIDEST, key=lambda k: abs(k - widest))]
+    rblock = min(STORE_RUN_BYTES // narrowest, TILE_ELEMENTS // xblock)
+    warps = NUM_WARPS
     if cols >= WIDE_TILE_SCALE * num_sms * xblock:
         xblock, warps = xblock * WIDE_TILE_SCALE, warps * WIDE_TILE_SCALE
     xblock = override.get("XBLOCK", min(xblock, max(MIN_BLOCK, next_power_of_2(cols))))
@@ -88,7 +93,7 @@ def launch_config(cols: int, rows: int, itemsize: int, num_sms: int, override: d
     for key, block in (("XBLOCK", xblock), ("R0_BLOCK", rblock)):
         if block & (block - 1):
             raise ValueError(f"{key}={block} is not a power of two")
-    rsplit = override.get("RSPLIT", _rsplit(cols, rows, itemsize, num_sms, xblock, rblock))
+    rsplit = override.get("RSPLIT", _rsplit(cols, rows, narrowest, num_sms, xblock, rblock))
     return LaunchConfig(
         XBLOCK=xblock,
         R0_BLOCK=rblock,
