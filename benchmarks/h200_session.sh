@@ -22,8 +22,8 @@ for step in "$@"; do
   case $step in
     tests) TORCHINDUCTOR_COMPILE_THREADS=2 python3 -m pytest test/inductor/test_gpu.py -m gpu -q -n 8 -p no:cacheprovider \
              2>&1 | tail -n 40 | tee "$OUT/gpu_tests.log" ;;
-    sweep) python3 -m benchmarks.sweep --out "$OUT" 2>&1 | grep -v "it/s\]" | tee "$OUT/sweep.log" ;;
-    sweep-small) python3 -m benchmarks.sweep --small --out "$OUT" 2>&1 | grep -v "it/s\]" | tee "$OUT/sweep-small.log" ;;
+    sweep-*) python3 -m benchmarks.sweep --shapes "${step#sweep-}" --out "$OUT" 2>&1 | grep -v "it/s\]" \
+               | tee "$OUT/$step.log" ;;
     main) python3 -m benchmarks.run --out "$OUT" 2>&1 | grep -v "case/s\]" | tee "$OUT/main.log" ;;
     profile-float8) python3 -m benchmarks.profile_float8 --out "$OUT" 2>&1 | tail -n 120 | tee "$OUT/profile.log" ;;
     corpus) python3 -m benchmarks.run --suite corpus --out "$OUT" 2>&1 | grep -v "case/s\]" | tee "$OUT/corpus.log" ;;

@@ -22,6 +22,12 @@ SMALL_SHAPES = [  # under the L2 (60 MB) and the old 64 MiB gate: where parallel
     ("F1-t", "bf16", 3152, 768),
     ("F3-layernorm-backward", "fp32", 3152, 3072),
 ]
+F5_SHAPES = [  # fp32 -> fp8 cast-transpose: 4-byte loads, 1-byte stores both ways
+    ("F5-fp8-cast-transpose-dbias", "fp32", 4096, 30522),
+    ("F5-fp8-cast-transpose-dbias", "fp32", 2048, 1000),
+    ("F5-fp8-cast-transpose-dbias", "fp32", 25216, 3072),
+    ("F5-fp8-cast-transpose-dbias", "fp32", 4096, 3072),
+]
 SHAPES = [
     ("F1-t", "fp32", 25216, 3072),
     ("F1-t", "bf16", 25216, 3072),
@@ -37,6 +43,7 @@ TILES = {
     4: [(64, 64, 4), (64, 64, 8), (128, 64, 8), (64, 128, 8), (128, 128, 8), (32, 128, 4)],
     2: [(64, 128, 8), (64, 128, 4), (128, 128, 8), (128, 64, 4), (64, 64, 4), (64, 256, 8)],
     1: [(128, 128, 8), (64, 128, 4), (128, 256, 8), (64, 256, 8), (128, 128, 4)],
+    3: [(64, 128, 4), (64, 128, 8), (128, 128, 8), (64, 64, 4), (128, 64, 4), (32, 128, 4)],
 }
 PROGRAMS_PER_SM = [4, 8, 16, 32]
 SMALL_PROGRAMS_PER_SM = [1, 2, 4, 8, 16]
@@ -44,14 +51,17 @@ NUM_SMS = 132
 
 
 def itemsize(family: str, dtype: str) -> int:
-    return 1 if family.startswith("F5-fp8") else {"fp32": 4, "bf16": 2, "fp16": 2}[dtype]
+    if family.startswith("F5-fp8"):
+        return 3 if dtype == "fp32" else 1  # 3: the fp32 -> fp8 tile list
+    return {"fp32": 4, "bf16": 2, "fp16": 2}[dtype]
 
 
 def launches(family: str, dtype: str, rows: int, cols: int) -> list[str]:
     """Launch-config strings to try for one shape."""
     out = []
-    small = (family, dtype, rows, cols) in SMALL_SHAPES
-    for xblock, rblock, warps in TILES[itemsize(family, dtype)][: 4 if small else None]:
+    small = (family, dtype, rows, cols) in SMALL_SHAPES + F5_SHAPES
+    tiles = TILES[itemsize(family, dtype)]
+    for xblock, rblock, warps in tiles[: 4 if (family, dtype, rows, cols) in SMALL_SHAPES else None]:
         col_blocks, row_blocks = -(-cols // xblock), -(-rows // rblock)
         targets = SMALL_PROGRAMS_PER_SM if small else PROGRAMS_PER_SM
         rsplits = {max(1, min(row_blocks, 128, -(-p * NUM_SMS // col_blocks))) for p in targets}
@@ -96,9 +106,10 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", type=pathlib.Path, required=True)
     parser.add_argument("--workers", type=int, default=12)
-    parser.add_argument("--small", action="store_true", help="sweep SMALL_SHAPES instead of the large SHAPES")
+    parser.add_argument("--shapes", choices=["large", "small", "f5"], default="large",
+                        help="SHAPES, SMALL_SHAPES or F5_SHAPES")
     args = parser.parse_args(argv)
-    shapes = SMALL_SHAPES if args.small else SHAPES
+    shapes = {"large": SHAPES, "small": SMALL_SHAPES, "f5": F5_SHAPES}[args.shapes]
     items = variants(shapes)
     with multiprocessing.get_context("spawn").Pool(args.workers) as pool:
         warm = dict(zip(items, pool.map(_warm, items, chunksize=1)))
@@ -132,7 +143,7 @@ def main(argv=None) -> None:
         torch.cuda.empty_cache()
     frame = pd.DataFrame(rows)
     args.out.mkdir(parents=True, exist_ok=True)
-    frame.to_csv(args.out / ("sweep-small.csv" if args.small else "sweep.csv"), index=False)
+    frame.to_csv(args.out / f"sweep-{args.shapes}.csv", index=False)
     ok = frame.dropna(subset=["fused_ms"]) if "fused_ms" in frame else frame
     for key, group in ok.groupby(["family", "dtype", "rows", "cols"], sort=False):
         print(key, f"SOL {group.copy_sol_ms.iloc[0]:.4f} ms, stock {group.stock_ms.iloc[0]:.4f} ms")
