@@ -125,16 +125,22 @@ def nbytes(tensors) -> int:
     return sum(t.numel() * t.element_size() for t in tensors)
 
 
+# float64 copies of inputs past this many bytes would not fit beside the rest; such cases skip the reference
+REFERENCE_MAX_INPUT_BYTES = 4 * 10**9
+
+
 def check(case: families.Case, inputs, fused, stock) -> tuple[float, bool]:
-    """(largest relative error of a reduction vs float64 eager, transposed/cast outputs bit-equal to stock)."""
+    """(largest relative error of a reduction vs float64 eager, transposed/cast outputs bit-equal to stock).
+
+    The error is NaN when the inputs exceed :data:`REFERENCE_MAX_INPUT_BYTES`."""
+    exact = all(torch.equal(fused[i].view(torch.uint8), stock[i].view(torch.uint8))
+                for i in (*case.transposed, *case.exact))
+    if nbytes(inputs) > REFERENCE_MAX_INPUT_BYTES:
+        return math.nan, exact
     reference = case.fn(*[t.double() if t.dim() and t.is_floating_point() else t for t in inputs])
-    worst, exact = 0.0, True
-    for i, (out, st, ref) in enumerate(zip(fused, stock, reference)):
-        if i in case.transposed or i in case.exact:
-            exact &= torch.equal(out.view(torch.uint8), st.view(torch.uint8))
-        else:
-            worst = max(worst, ((out.double() - ref).norm() / ref.norm()).item())
-    return worst, exact
+    errors = [((out.double() - ref).norm() / ref.norm()).item()
+              for i, (out, ref) in enumerate(zip(fused, reference)) if i not in (*case.transposed, *case.exact)]
+    return max(errors, default=0.0), exact
 
 
 def measure(row: Case, eager: bool = True) -> dict[str, Any]:
@@ -157,7 +163,7 @@ def measure(row: Case, eager: bool = True) -> dict[str, Any]:
         compile_s_stock=stock_s,
         compile_s_fused=fused_s,
         max_rel_err=err,
-        rel_err_ok=err <= TOLERANCE.get(row.torch_dtype, 1e-3) * 10,
+        rel_err_ok=bool(err <= TOLERANCE.get(row.torch_dtype, 1e-3)) if not math.isnan(err) else None,
         transposed_bit_exact=exact,
         decisions=" | ".join(decisions),
     )

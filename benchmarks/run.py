@@ -33,7 +33,7 @@ import triton  # noqa: E402
 from tqdm import tqdm  # noqa: E402
 
 import reduction_transpose_fusion  # noqa: E402,F401
-from benchmarks import harness  # noqa: E402
+from benchmarks import harness, plot  # noqa: E402
 
 HERE = pathlib.Path(__file__).parent
 COLUMNS = [
@@ -41,7 +41,7 @@ COLUMNS = [
     "bytes_moved", "gate_fuses_by_default", "kernels_stock", "kernels_fused", "copy_sol_ms", "eager_ms", "stock_ms",
     "fused_ms", "fused_ms_repeat", "noise_pct", "stock_over_sol", "fused_over_sol", "pct_of_sol", "speedup",
     "fused_gbps", "compile_s_stock", "compile_s_fused", "max_rel_err", "rel_err_ok", "transposed_bit_exact",
-    "decisions",
+    "decisions", "error",
 ]
 
 
@@ -80,7 +80,15 @@ def main(argv=None) -> None:
     meta = provenance(args.suite)
     rows = []
     for case in tqdm(cases, desc=f"{args.suite} suite", unit="case"):
-        rows.append(meta | (harness.measure(case) if HAS_GPU else harness.codegen_only(case)))
+        try:
+            rows.append(meta | (harness.measure(case) if HAS_GPU else harness.codegen_only(case)))
+        except Exception as e:  # one failing case is a result to report, not a reason to lose the others
+            rows.append(meta | dict(case=case.name, family=case.family, dtype=case.dtype, rows=case.rows,
+                                    cols=case.cols, error=f"{type(e).__name__}: {e}"[:500]))
+            print(f"{case.name}: {rows[-1]['error']}", file=sys.stderr)
+        finally:
+            if HAS_GPU:
+                torch.cuda.empty_cache()
     if HAS_GPU and args.suite == "main" and not args.no_float8 and not args.names:
         rows.append(meta | harness.measure_float8_mlp())
     write(rows, args.out, meta)
@@ -96,8 +104,10 @@ def write(rows: list[dict], out: pathlib.Path, meta: dict) -> None:
     out.mkdir(parents=True, exist_ok=True)
     frame.to_csv(f"{stem}.csv", index=False)
     stem.with_suffix(".json").write_text(json.dumps(json.loads(frame.to_json(orient="records")), indent=1))
+    if HAS_GPU:
+        plot.plot(stem.with_suffix(".csv"))
     print(table(frame))
-    print(f"\nwrote {stem}.csv and {stem}.json")
+    print(f"\nwrote {stem}.csv, .json" + (" and .png" if HAS_GPU else ""))
 
 
 def table(frame: pd.DataFrame) -> str:

@@ -233,7 +233,8 @@ class InterpretedKernel:
     def run(self, *args, stream=None):
         names = [n for n, t in self.triton_meta["signature"].items() if t != "constexpr"]
         named = dict(zip(names, args))
-        numels = {k: v for k, v in named.items() if k.endswith("numel")}
+        # a numel Inductor folded into the kernel (a size-1 dim) is not an argument
+        numels = {"xnumel": 1, "ynumel": 1, "znumel": 1} | {k: v for k, v in named.items() if k.endswith("numel")}
         grid = triton_heuristics.GridExpr.from_meta(self.inductor_meta, self.config).eval_slow(numels)
         kwargs = dict(self.config.kwargs)
         with _shuffled_program_order(grid, seed=len(args)):

@@ -15,7 +15,7 @@ Rules, each from the H200 sweep recorded in ``benchmarks/results/`` (see README,
 * **RSPLIT**: enough programs to fill the GPU (:data:`PROGRAMS_PER_SM` per SM), at most :data:`MAX_RSPLIT` (the
   last program loads ``XBLOCK x RSPLIT`` partials at once), at most one program per ``R0_BLOCK`` rows, and few enough
   that the partials (``4 * RSPLIT * C`` bytes, written once and read once) stay under :data:`MAX_PARTIALS_FRACTION`
-  of the bytes of ``x``.
+  of the bytes of ``x`` (in the widest dtype the kernel reads).
 """
 
 from __future__ import annotations
@@ -35,8 +35,11 @@ NUM_WARPS = 4
 STORE_RUN_BYTES = 256
 XBLOCK_BY_WIDEST = {1: 128, 2: 64, 4: 64, 8: 32}
 # When the column blocks alone are two waves of SMs (C >= 2 * SMs * XBLOCK, e.g. a 30522-word vocabulary), a wider
-# tile with 8 warps is better: f32[4096, 30522] ran at 1.20x SOL with X128 R64 w8 against 1.25x with X64 R64 w4.
+# tile with 8 warps and few programs is better: f32[4096, 30522] ran at 1.20x SOL with X128 R64 w8 against 1.25x
+# with X64 R64 w4 (any RSPLIT); its fp32 -> fp8 cast-transpose at 1.48x with X128 R128 w8 RSPLIT 2 and 1.95x with
+# RSPLIT 5 (benchmarks/results/sweeps/2026-11-29-h200-sweep-f5.csv).
 WIDE_TILE_SCALE = 2
+WIDE_PROGRAMS_PER_SM = 2
 # Programs per SM for RSPLIT: 8 was within noise of the best for all large shapes of the sweep (4 was best for
 # f32/bf16[25216, 3072] by <1%, 16 for bf16[65536, 1024] by 2%, 8 for the two-reduction F3 by 7%).
 PROGRAMS_PER_SM = 8
@@ -85,15 +88,16 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
     override = override or {}
     xblock = XBLOCK_BY_WIDEST[min(XBLOCK_BY_WIDEST, key=lambda k: abs(k - widest))]
     rblock = min(STORE_RUN_BYTES // narrowest, TILE_ELEMENTS // xblock)
-    warps = NUM_WARPS
+    warps, programs_per_sm = NUM_WARPS, PROGRAMS_PER_SM
     if cols >= WIDE_TILE_SCALE * num_sms * xblock:
         xblock, warps = xblock * WIDE_TILE_SCALE, warps * WIDE_TILE_SCALE
+        programs_per_sm = WIDE_PROGRAMS_PER_SM
     xblock = override.get("XBLOCK", min(xblock, max(MIN_BLOCK, next_power_of_2(cols))))
     rblock = override.get("R0_BLOCK", min(rblock, max(MIN_BLOCK, next_power_of_2(rows))))
     for key, block in (("XBLOCK", xblock), ("R0_BLOCK", rblock)):
         if block & (block - 1):
             raise ValueError(f"{key}={block} is not a power of two")
-    rsplit = override.get("RSPLIT", _rsplit(cols, rows, narrowest, num_sms, xblock, rblock))
+    rsplit = override.get("RSPLIT", _rsplit(cols, rows, widest, num_sms * programs_per_sm, xblock, rblock))
     return LaunchConfig(
         XBLOCK=xblock,
         R0_BLOCK=rblock,
@@ -103,10 +107,10 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
     )
 
 
-def _rsplit(cols: int, rows: int, itemsize: int, num_sms: int, xblock: int, rblock: int) -> int:
+def _rsplit(cols: int, rows: int, itemsize: int, target_programs: int, xblock: int, rblock: int) -> int:
     col_blocks = -(-cols // xblock)
     row_blocks = -(-rows // rblock)
-    fill = -(-num_sms * PROGRAMS_PER_SM // col_blocks)
-    # partials bytes 4*RSPLIT*C (read once) <= fraction * rows*cols*itemsize
+    fill = -(-target_programs // col_blocks)
+    # partials bytes 4*RSPLIT*C (read once) <= fraction * bytes of x (rows*cols*itemsize of the widest input)
     partial_budget = int(MAX_PARTIALS_FRACTION * rows * itemsize / 4)
     return max(1, min(fill, MAX_RSPLIT, row_blocks, partial_budget))

@@ -53,6 +53,13 @@ def test_small_dims_shrink_tiles():
 def test_wide_tiles_for_a_vocabulary():
     cfg = th.launch_config(cols=30522, rows=4096, narrowest=4, widest=4, num_sms=H200_SMS)
     assert (cfg.XBLOCK, cfg.num_warps) == (128, 8)
+    assert cfg.RSPLIT == -(-th.WIDE_PROGRAMS_PER_SM * H200_SMS // -(-30522 // 128))
+
+
+def test_partials_budget_counts_the_input_bytes():
+    # fp32 -> fp8 on a small input: the budget goes by the 4-byte input, not the 1-byte output (sweep-f5: 16 splits
+    # ran at 1.03x SOL, the 5 a 1-byte budget allowed at 1.17x)
+    assert th.launch_config(cols=1000, rows=2048, narrowest=1, widest=4, num_sms=H200_SMS).RSPLIT == 16
 
 
 def test_override_wins_and_is_validated():
