@@ -109,7 +109,15 @@ def _launch_for(features, site: Site) -> LaunchConfig:
     device = V.graph.get_current_device_or_throw()
     num_sms = DeviceProperties.create(device).multi_processor_count
     narrowest, widest = _itemsizes(features, site)
-    return launch_config(cols, rows, narrowest, widest, num_sms, config.launch_override())
+    return launch_config(cols, rows, narrowest, widest, num_sms, config.launch_override(), _arithmetic_ops(features))
+
+
+_NOT_ARITHMETIC = {"load", "store", "store_reduction", "reduction", "output", "constant", "index_expr", "get_index"}
+
+
+def _arithmetic_ops(features) -> int:
+    """Ops per element over the kernel's nodes (Inductor's op counts), loads, stores and constants left out."""
+    return sum(n for op, n in features.op_counts().items() if op not in _NOT_ARITHMETIC)
 
 
 def _itemsizes(features, site: Site) -> tuple[int, int]:

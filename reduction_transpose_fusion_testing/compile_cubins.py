@@ -4,8 +4,8 @@ Run as a separate process (``TRITON_INTERPRET`` must be unset there, and Inducto
 
     python -m reduction_transpose_fusion_testing.compile_cubins < kernels.json > report.json
 
-Input: ``{name: kernel source}`` (the Triton source Inductor generated, decorator included).  Output:
-``{name: {"target": "sm_90a", "registers": int, "spill_bytes": int, "stack_bytes": int, "shared_bytes": int,
+Input: ``{label: [kernel name, kernel source]}`` (the Triton source Inductor generated, decorator included).  Output:
+``{label: {"target": "sm_90a", "registers": int, "spill_bytes": int, "stack_bytes": int, "shared_bytes": int,
 "dynamic_shared_bytes": int}}``: the PTX target, then ``cuobjdump -res-usage`` (bundled with Triton) on the cubin
 (``LOCAL`` bytes are spills), then Triton's dynamic shared memory.
 """
@@ -57,7 +57,7 @@ def main() -> None:
 
     fake_cuda.install()
     kernels = json.load(sys.stdin)
-    json.dump({name: compile_kernel(name, src) for name, src in kernels.items()}, sys.stdout)
+    json.dump({label: compile_kernel(name, src) for label, (name, src) in kernels.items()}, sys.stdout)
 
 
 if __name__ == "__main__":

@@ -47,6 +47,10 @@ MAX_RSPLIT = 64
 MAX_PARTIALS_FRACTION = 0.01
 # Smallest tile edge: one warp's 32 lanes, so a small C or N never leaves lanes masked off in both directions.
 MIN_BLOCK = 16
+# A producer this long (ops per element, e.g. a GELU backward's ~60 with its tanh) keeps so many temporaries live
+# that 64 elements a thread spill (ptxas: 255 registers and a 344-byte stack for bf16 X64 R128 on 4 warps);
+# such kernels get twice the warps for the same tile.
+HEAVY_OPS = 32
 
 
 @dataclasses.dataclass(frozen=True)
@@ -68,7 +72,7 @@ class LaunchConfig:
 
 
 def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: int,
-                  override: dict[str, int] | None = None) -> LaunchConfig:
+                  override: dict[str, int] | None = None, ops: int = 0) -> LaunchConfig:
     """Choose the launch for a fused kernel over ``x [rows, cols]``.
 
     Args:
@@ -78,6 +82,7 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
         widest: bytes per element of the widest one (1, 2, 4 or 8).
         num_sms: streaming multiprocessors of the device (132 on an H200).
         override: keys of :class:`LaunchConfig` to force (``reduction_transpose_fusion_launch_config``).
+        ops: arithmetic ops per element in the kernel's loop (loads, stores and constants not counted).
 
     Raises:
         ValueError: if a size is not positive, or an override block is not a power of two.
@@ -88,7 +93,7 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
     override = override or {}
     xblock = XBLOCK_BY_WIDEST[min(XBLOCK_BY_WIDEST, key=lambda k: abs(k - widest))]
     rblock = min(STORE_RUN_BYTES // narrowest, TILE_ELEMENTS // xblock)
-    warps, programs_per_sm = NUM_WARPS, PROGRAMS_PER_SM
+    warps, programs_per_sm = NUM_WARPS * (2 if ops > HEAVY_OPS else 1), PROGRAMS_PER_SM
     if cols >= WIDE_TILE_SCALE * num_sms * xblock:
         xblock, warps = xblock * WIDE_TILE_SCALE, warps * WIDE_TILE_SCALE
         programs_per_sm = WIDE_PROGRAMS_PER_SM

@@ -104,7 +104,8 @@ def test_launch_override_reaches_the_kernel():
 def test_fused_kernels_compile_to_sm90a_without_spills():
     kernels = {}
     for name, dtype in CASES:
-        kernels.update(interpret.kernel_sources(generate(name, dtype, **ON)))
+        (kernel, src), = interpret.kernel_sources(generate(name, dtype, **ON)).items()
+        kernels[f"{name}/{dtype}"] = [kernel, src]
     env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
     proc = subprocess.run([sys.executable, "-m", "reduction_transpose_fusion_testing.compile_cubins"],
                           input=json.dumps(kernels), capture_output=True, text=True, env=env, timeout=1800)

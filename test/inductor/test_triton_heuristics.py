@@ -69,3 +69,9 @@ def test_override_wins_and_is_validated():
         th.launch_config(3072, 25216, 4, 4, H200_SMS, {"R0_BLOCK": 48})
     with pytest.raises(ValueError, match="positive"):
         th.launch_config(0, 25216, 4, 4, H200_SMS)
+
+
+def test_heavy_producers_get_more_warps():
+    light = th.launch_config(3072, 25216, 2, 2, H200_SMS, ops=6)
+    heavy = th.launch_config(3072, 25216, 2, 2, H200_SMS, ops=th.HEAVY_OPS + 1)
+    assert heavy.num_warps == 2 * light.num_warps and (heavy.XBLOCK, heavy.R0_BLOCK) == (light.XBLOCK, light.R0_BLOCK)
