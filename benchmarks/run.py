@@ -71,17 +71,20 @@ def main(argv=None) -> None:
     parser.add_argument("--suite", default="main", help="run the cases tagged with this suite (default: main)")
     parser.add_argument("--names", nargs="*", default=[], help="glob patterns of case names to keep")
     parser.add_argument("--no-float8", action="store_true", help="skip the Float8Linear training step")
+    parser.add_argument("--force", action="store_true",
+                        help="fuse every safe site (no size gate, no profitability rules): the data behind the rules")
     parser.add_argument("--out", type=pathlib.Path, default=HERE / "results", help="where to write JSON/CSV")
     args = parser.parse_args(argv)
 
     cases = load_cases(args.suite, args.names)
     if not HAS_GPU:
         print("No GPU: running codegen only on a fake H200 (kernel counts and decisions; no times).")
-    meta = provenance(args.suite)
+    meta = provenance(args.suite + ("-forced" if args.force else ""))
+    options = harness.FORCED if args.force else harness.FUSED
     rows = []
     for case in tqdm(cases, desc=f"{args.suite} suite", unit="case"):
         try:
-            rows.append(meta | (harness.measure(case) if HAS_GPU else harness.codegen_only(case)))
+            rows.append(meta | (harness.measure(case, options) if HAS_GPU else harness.codegen_only(case, options)))
         except Exception as e:  # one failing case is a result to report, not a reason to lose the others
             rows.append(meta | dict(case=case.name, family=case.family, dtype=case.dtype, rows=case.rows,
                                     cols=case.cols, error=f"{type(e).__name__}: {e}"[:500]))
@@ -90,7 +93,7 @@ def main(argv=None) -> None:
             if HAS_GPU:
                 torch.cuda.empty_cache()
     if HAS_GPU and args.suite == "main" and not args.no_float8 and not args.names:
-        rows.append(meta | harness.measure_float8_mlp())
+        rows.append(meta | harness.measure_float8_mlp(fused_options=options))
     write(rows, args.out, meta)
 
 

@@ -55,6 +55,8 @@ class Site:
         cols: C, the kept extent (numel of the fused kernel), a sympy expression.
         nbytes: bytes of the transposed tensor ``v`` (numel * element size, from size hints for dynamic
             shapes), or None when a size is unbacked and has no hint.
+        row_bytes: (bytes of a row of ``v``, bytes of a row of ``v.T``) from size hints, or None if unbacked.
+        producer_ops: names of the pointwise ops between ``x`` and ``u`` or ``v`` (e.g. ``{"mul", "add"}``).
     """
 
     transpose: str
@@ -63,6 +65,8 @@ class Site:
     rows: sympy.Expr
     cols: sympy.Expr
     nbytes: Optional[int]
+    row_bytes: Optional[tuple[int, int]] = None
+    producer_ops: frozenset = frozenset()
 
 
 class ReductionTransposePass(CustomGraphModulePass):
@@ -85,21 +89,17 @@ def _package_hash() -> bytes:
 
 
 def mark_sites(graph: torch.fx.Graph) -> list[Site]:
-    """Find every site in ``graph``, log each with its decision, and mark the ones that pass the size gate.
+    """Find every site in ``graph``, log each with its decision, and mark the ones to fuse (:func:`skip_reason`).
 
     Returns:
         The sites marked for fusion.
     """
-    gate = config.min_bytes()
     marked = []
     for site in find_sites(graph):
         where = f"{site.transpose} + {site.reduction} (x={site.source}, N={site.rows}, C={site.cols})"
-        if site.nbytes is None:
-            log.info("skip %s: a size has no hint (unbacked), so the gate cannot be decided", where)
-            continue
-        if site.nbytes < gate:
-            log.info("skip %s: %d bytes transposed < gate %d (reduction_transpose_fusion_min_bytes)",
-                     where, site.nbytes, gate)
+        reason = skip_reason(site)
+        if reason:
+            log.info("skip %s: %s", where, reason)
             continue
         node = _node(graph, site.reduction)
         if META_KEY in node.meta:
@@ -109,6 +109,45 @@ def mark_sites(graph: torch.fx.Graph) -> list[Site]:
         marked.append(site)
         log.info("candidate %s: %d bytes transposed; reduction will not be split", where, site.nbytes)
     return marked
+
+
+# Producer ops that made the fused kernel slower than stock on the H200 (benchmarks/results/2026-11-29-h200-corpus.csv:
+# a GELU backward producer ran at 0.90x of stock on bf16[25216, 3072] and 0.77x on bf16[32768, 11008]); the other
+# transcendentals share the cost (special-function units, long dependency chains in the loop) and are left to stock.
+TRANSCENDENTAL = frozenset({
+    "gelu", "gelu_backward", "tanh", "tanh_backward", "erf", "erfc", "exp", "exp2", "expm1", "log", "log1p",
+    "log2", "sigmoid", "sigmoid_backward", "silu", "silu_backward", "sin", "cos", "pow",
+})
+# Row starts that are not 16-byte aligned in either direction leave no vectorized access; f32[25229, 3067] (both
+# prime) ran at 0.71x of stock, fp8 cast of bf16[4099, 769] at 0.96x (same corpus run).
+ALIGNMENT = 16
+
+
+def skip_reason(site: Site) -> Optional[str]:
+    """Why ``site`` is left to stock Inductor, or None to fuse it.  The rules, in order:
+
+    1. a size is unbacked (no hint), so nothing can be decided without a guard;
+    2. the size gate: fewer than ``reduction_transpose_fusion_min_bytes`` bytes transposed (default 1 MiB; every
+       corpus case under 1 MiB ran 0.80-0.99x of stock, every aligned case at or above it faster);
+    3. with ``reduction_transpose_fusion_profitability`` on (the default), the measured losers: neither ``v``'s
+       rows nor ``v.T``'s rows 16-byte aligned (:data:`ALIGNMENT`), or a transcendental producer
+       (:data:`TRANSCENDENTAL`).
+    """
+    if site.nbytes is None or site.row_bytes is None:
+        return "a size has no hint (unbacked), so the gate cannot be decided"
+    gate = config.min_bytes()
+    if site.nbytes < gate:
+        return f"{site.nbytes} bytes transposed < gate {gate} (reduction_transpose_fusion_min_bytes)"
+    if not config.profitability():
+        return None
+    if all(b % ALIGNMENT for b in site.row_bytes):
+        return (f"rows of {site.row_bytes[0]} and {site.row_bytes[1]} bytes: neither is {ALIGNMENT}-byte aligned "
+                "(measured slower fused; reduction_transpose_fusion_profitability=False overrides)")
+    slow = sorted(site.producer_ops & TRANSCENDENTAL)
+    if slow:
+        return (f"transcendental producer {slow} (measured slower fused; "
+                "reduction_transpose_fusion_profitability=False overrides)")
+    return None
 
 
 def find_sites(graph: torch.fx.Graph) -> list[Site]:
@@ -136,8 +175,12 @@ def find_sites(graph: torch.fx.Graph) -> list[Site]:
                 log.debug("not a site %s + %s: no shared source", copy.name, red.name)
                 continue
             numel = _hint_numel(v)
-            nbytes = None if numel is None else numel * v.meta["val"].element_size()
-            sites.append(Site(copy.name, red.name, shared[0].name, _expr(rows), _expr(cols), nbytes))
+            itemsize = v.meta["val"].element_size()
+            nbytes = None if numel is None else numel * itemsize
+            hints = _hints((n, c))
+            row_bytes = None if hints is None else (hints[1] * itemsize, hints[0] * itemsize)
+            ops = _producer_ops(u, rows * cols) | _producer_ops(v, rows * cols)
+            sites.append(Site(copy.name, red.name, shared[0].name, _expr(rows), _expr(cols), nbytes, row_bytes, ops))
     return sites
 
 
@@ -191,6 +234,21 @@ def _full_size_leaves(node: torch.fx.Node, numel) -> list[torch.fx.Node]:
         else:
             stack.extend(inputs)
     return leaves
+
+
+def _producer_ops(node: torch.fx.Node, numel) -> frozenset:
+    """Names of the pointwise ops :func:`_full_size_leaves` walks through from ``node``."""
+    ops, stack, seen = set(), [node], set()
+    while stack:
+        n = stack.pop()
+        if n in seen:
+            continue
+        seen.add(n)
+        inputs = _aligned_inputs(n)
+        if inputs is not None:
+            ops.add(n.target.overloadpacket.__name__)
+            stack.extend(inputs)
+    return frozenset(ops)
 
 
 def _aligned_inputs(n: torch.fx.Node) -> Optional[list[torch.fx.Node]]:
@@ -252,12 +310,17 @@ def _expr(size) -> sympy.Expr:
     return size.node.expr if isinstance(size, torch.SymInt) else sympy.Integer(size)
 
 
-def _hint_numel(n: torch.fx.Node) -> Optional[int]:
-    """numel from size hints (no guard is added), or None if a size is unbacked and has no hint."""
-    sizes = _shape(n)
+def _hints(sizes) -> Optional[tuple[int, ...]]:
+    """Size hints (no guard is added), or None if a size is unbacked and has no hint."""
     if not all(not isinstance(s, torch.SymInt) or has_hint(s) for s in sizes):
         return None
-    return math.prod((size_hint(s) for s in sizes), start=1)
+    return tuple(size_hint(s) for s in sizes)
+
+
+def _hint_numel(n: torch.fx.Node) -> Optional[int]:
+    """numel from size hints, or None if a size is unbacked."""
+    hints = _hints(_shape(n))
+    return None if hints is None else math.prod(hints, start=1)
 
 
 def _node(graph: torch.fx.Graph, name: str) -> torch.fx.Node:
