@@ -37,7 +37,6 @@ def install() -> None:
     config.register()
     _torch_private.install_choices(ReductionTransposeChoices)
     _torch_private.register_cuda_backend(ReductionTransposeCUDACombinedScheduling, ReductionTransposePass())
-    _torch_private.register_log_name(__name__)
 
 
 install()

@@ -15,7 +15,6 @@ version, because each item below is an unversioned internal that has changed bet
 | ``'launch_cooperative_grid': True`` in the kernel source | set inside ``codegen_kernel`` with no hook; see           |
 |                                                          |   :func:`drop_cooperative_launch`                         |
 | ``codegen/common.py`` ``DeferredLine``                   | a guard line must vanish with the store it guards         |
-| ``torch._logging.register_log``                          | ``set_logs(reduction_transpose_fusion=...)`` needs a name |
 
 Everything else the package uses is an extension point that Inductor documents for out-of-tree use:
 ``InductorChoices`` / ``config.inductor_choices_class``, ``register_backend_for_device`` and its
@@ -53,7 +52,6 @@ __all__ = [
     "deferred_line",
     "drop_cooperative_launch",
     "install_choices",
-    "register_log_name",
     "register_config_entry",
     "register_cuda_backend",
     "take_post_loop_code",
@@ -182,13 +180,3 @@ def deferred_line(buffer_name: str, line: str) -> DeferredLine:
     """A line of kernel code that Inductor drops if the store to ``buffer_name`` is removed."""
     return DeferredLine(buffer_name, line)
 
-
-def register_log_name(name: str) -> None:
-    """Let ``torch._logging.set_logs(<name>=logging.INFO)`` control the ``<name>`` logger.
-
-    ``TORCH_LOGS=<name>`` works without this, because ``<name>`` is an importable module.
-    """
-    import torch._logging
-
-    if name not in torch._logging._internal.log_registry.log_alias_to_log_qnames:
-        torch._logging._internal.register_log(name, name)

@@ -1,0 +1,111 @@
+"""The switches: registration, environment variables, config.patch, the cache key, the version check, the log."""
+
+from __future__ import annotations
+
+import logging
+import os
+import subprocess
+import sys
+
+import pytest
+import torch
+import torch._inductor.config as inductor_config
+from torch._inductor.codecache import compiled_fx_graph_hash
+from torch.fx.experimental.proxy_tensor import make_fx
+
+from reduction_transpose_fusion import config
+from reduction_transpose_fusion.fx_passes import reduction_transpose
+from reduction_transpose_fusion_testing import families, interpret
+
+
+def run_python(code: str, **env: str) -> subprocess.CompletedProcess:
+    environ = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"} | env
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=environ, timeout=600)
+
+
+def test_entries_are_registered_with_their_defaults():
+    assert inductor_config.reduction_transpose_fusion is False
+    assert inductor_config.reduction_transpose_fusion_min_bytes == 2**20
+    assert inductor_config.reduction_transpose_fusion_profitability is True
+    assert inductor_config.reduction_transpose_fusion_launch_config == ""
+    with inductor_config.patch(reduction_transpose_fusion=True, reduction_transpose_fusion_min_bytes=5):
+        assert config.enabled() and config.min_bytes() == 5
+    assert not config.enabled()
+
+
+def test_environment_variables_set_the_defaults():
+    out = run_python(
+        "import reduction_transpose_fusion, torch._inductor.config as c;"
+        "print(c.reduction_transpose_fusion, c.reduction_transpose_fusion_min_bytes)",
+        TORCHINDUCTOR_REDUCTION_TRANSPOSE_FUSION="1", TORCHINDUCTOR_REDUCTION_TRANSPOSE_FUSION_MIN_BYTES="12345",
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["True", "12345"]
+
+
+def test_a_bad_environment_value_is_a_clear_error():
+    out = run_python("import reduction_transpose_fusion", TORCHINDUCTOR_REDUCTION_TRANSPOSE_FUSION_MIN_BYTES="64MB")
+    assert out.returncode != 0 and "TORCHINDUCTOR_REDUCTION_TRANSPOSE_FUSION_MIN_BYTES='64MB'" in out.stderr
+
+
+def test_bad_values_raise():
+    with inductor_config.patch(reduction_transpose_fusion_min_bytes=-1):
+        with pytest.raises(ValueError, match="min_bytes"):
+            config.min_bytes()
+    with inductor_config.patch(reduction_transpose_fusion_launch_config="XBLOCK=64,WARPS=4"):
+        with pytest.raises(ValueError, match="WARPS=4"):
+            config.launch_override()
+
+
+def test_other_torch_versions_are_refused():
+    out = run_python("import torch; torch.__version__ = '2.10.0'; import reduction_transpose_fusion")
+    assert out.returncode != 0
+    assert "supports torch 2.11.0 only; found torch 2.10.0" in out.stderr
+
+
+_X = torch.randn(8, 4)  # one input for every key: the hash covers small real inputs' values too
+
+
+def _key(**options) -> str:
+    gm = make_fx(lambda x: (x.t().contiguous(), x.sum(0)))(_X)
+    with inductor_config.patch(options):
+        return compiled_fx_graph_hash(gm, [_X], {}, [])[0]
+
+
+def test_flag_gate_and_package_code_are_in_the_fx_graph_cache_key(monkeypatch):
+    base = _key()
+    assert _key() == base
+    assert _key(reduction_transpose_fusion=True) != base
+    assert _key(reduction_transpose_fusion_min_bytes=1) != base
+    assert _key(reduction_transpose_fusion_profitability=False) != base
+    monkeypatch.setattr(reduction_transpose, "_package_hash", lambda: b"another version of the package")
+    assert _key() != base
+
+
+def test_torch_logs_enables_the_decision_log():
+    # TORCH_LOGS takes any importable module; torch imports the package while parsing it
+    out = run_python("import torch, logging; print(logging.getLogger('reduction_transpose_fusion.choices')"
+                     ".getEffectiveLevel())", TORCH_LOGS="reduction_transpose_fusion")
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.split()[-1] == str(logging.INFO)
+
+
+def test_each_site_is_logged_fused_or_skipped_with_why():
+    records = []
+    handler = logging.Handler(logging.INFO)
+    handler.emit = lambda record: records.append(record.getMessage())
+    logger = logging.getLogger("reduction_transpose_fusion")
+    logger.addHandler(handler)
+    old = logger.level
+    logger.setLevel(logging.INFO)
+    try:
+        case = families.CASES["F1-t"]
+        for rows in (4096, 64):
+            interpret.generate(case.fn, interpret.fake_inputs(*case.specs(rows, 1024, torch.float32)),
+                               reduction_transpose_fusion=True)
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(old)
+    text = "\n".join(records)
+    assert "fused sum_1 with transposed copy clone into one kernel (C=1024, N=4096)" in text
+    assert "skip clone + sum_1 (x=arg0_1, N=64, C=1024): 262144 bytes transposed < gate 1048576" in text

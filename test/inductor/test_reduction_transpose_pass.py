@@ -1,0 +1,71 @@
+"""The post-grad pass that finds sites (fx_passes/reduction_transpose.py): what is a site, what is not, and why."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+import torch._inductor.config as inductor_config
+from torch._inductor.decomposition import select_decomp_table
+from torch.fx.experimental.proxy_tensor import make_fx
+
+from reduction_transpose_fusion.fx_passes import reduction_transpose as rt
+from reduction_transpose_fusion_testing import families
+
+
+def trace(fn, *inputs) -> torch.fx.Graph:
+    """An aten graph decomposed as Inductor's post-grad graphs are (``t`` becomes ``permute``)."""
+    return make_fx(fn, decomposition_table=select_decomp_table(), tracing_mode="fake")(*inputs).graph
+
+
+def graph(fn, *shapes, dtype=torch.float32):
+    return trace(fn, *[torch.randn(s, dtype=dtype) for s in shapes])
+
+
+@pytest.mark.parametrize("name", list(families.CASES))
+def test_every_family_is_a_site(name):
+    case = families.CASES[name]
+    sites = rt.find_sites(trace(case.fn, *case.inputs(64, 48, torch.float32)))
+    assert sites and {s.rows for s in sites} == {64} and {s.cols for s in sites} == {48}
+
+
+@pytest.mark.parametrize("fn,shapes,why", [
+    (lambda x: (x.t().contiguous(), x.sum(1)), [(64, 48)], "a reduction over the last dim"),
+    (lambda x, y: (x.t().contiguous(), y.sum(0)), [(64, 48), (64, 48)], "different tensors"),
+    (lambda x: (x.t().clone(), x.sum(0)), [(64, 48)], "clone keeps the transposed strides"),
+    (lambda x: (x.reshape(-1, 48).t().contiguous(), x.sum(0)), [(4, 16, 48)], "only the first of two leading dims"),
+    (lambda x: (x.flip(0).t().contiguous(), x.sum(0)), [(64, 48)], "a flip is not elementwise"),
+    (lambda x: (x.t().contiguous(), x.sum()), [(64, 48)], "a full reduction"),
+])
+def test_not_a_site(fn, shapes, why):
+    assert rt.find_sites(graph(fn, *shapes)) == [], why
+
+
+def site(rows, cols, fn=families.f1_t, dtype=torch.float32):
+    (s,) = rt.find_sites(graph(fn, (rows, cols), dtype=dtype))
+    return s
+
+
+def test_skip_reasons_in_order():
+    with inductor_config.patch(reduction_transpose_fusion_min_bytes=1 << 20):
+        assert "gate" in rt.skip_reason(site(64, 48))
+        assert rt.skip_reason(site(1024, 1024)) is None
+        assert "16-byte aligned" in rt.skip_reason(site(1031, 1021))  # both prime: no aligned rows either way
+        assert rt.skip_reason(site(1031, 1024)) is None  # C rows aligned
+        with inductor_config.patch(reduction_transpose_fusion_profitability=False):
+            assert rt.skip_reason(site(1031, 1021)) is None
+
+
+def test_transcendental_producers_are_left_to_stock_unless_profitability_is_off():
+    (s,) = rt.find_sites(trace(families.f2_gelu_backward, torch.randn(512, 1024), torch.randn(512, 1024)))
+    assert "tanh" in s.producer_ops
+    assert "transcendental" in rt.skip_reason(s)
+    with inductor_config.patch(reduction_transpose_fusion_profitability=False):
+        assert rt.skip_reason(s) is None
+
+
+def test_mark_sites_marks_only_what_it_fuses():
+    g = graph(families.f1_t, (1024, 1024))
+    with inductor_config.patch(reduction_transpose_fusion=True, reduction_transpose_fusion_min_bytes=0):
+        marked = rt.mark_sites(g)
+    assert [s.reduction for s in marked] == ["sum_1"]
+    assert [n.name for n in g.nodes if rt.META_KEY in n.meta] == ["sum_1"]
