@@ -165,12 +165,13 @@ def find_sites(graph: torch.fx.Graph) -> list[Site]:
             continue
         u_shape = _shape(u)
         rows, cols = _prod(u_shape[:-1]), u_shape[-1]
-        u_leaves = _full_size_leaves(u, rows * cols)
+        u_leaves, u_ops = _producers(u, rows * cols)
         for copy, v in copies:
             n, c = _shape(v)
             if not (_known_eq(n, rows) and _known_eq(c, cols)):
                 continue
-            shared = [leaf for leaf in _full_size_leaves(v, rows * cols) if leaf in u_leaves]
+            v_leaves, v_ops = _producers(v, rows * cols)
+            shared = [leaf for leaf in v_leaves if leaf in u_leaves]
             if not shared:
                 log.debug("not a site %s + %s: no shared source", copy.name, red.name)
                 continue
@@ -179,8 +180,8 @@ def find_sites(graph: torch.fx.Graph) -> list[Site]:
             nbytes = None if numel is None else numel * itemsize
             hints = _hints((n, c))
             row_bytes = None if hints is None else (hints[1] * itemsize, hints[0] * itemsize)
-            ops = _producer_ops(u, rows * cols) | _producer_ops(v, rows * cols)
-            sites.append(Site(copy.name, red.name, shared[0].name, _expr(rows), _expr(cols), nbytes, row_bytes, ops))
+            sites.append(Site(copy.name, red.name, shared[0].name, _expr(rows), _expr(cols), nbytes, row_bytes,
+                              u_ops | v_ops))
     return sites
 
 
@@ -215,30 +216,13 @@ def _leading_dim_operand(red: torch.fx.Node) -> tuple[Optional[torch.fx.Node], s
     return u, ""
 
 
-def _full_size_leaves(node: torch.fx.Node, numel) -> list[torch.fx.Node]:
-    """Tensors that ``node`` is computed from elementwise, aligned with its row-major flat index, of ``numel``.
+def _producers(node: torch.fx.Node, numel) -> tuple[list[torch.fx.Node], frozenset]:
+    """(leaves of ``numel`` elements, names of the ops walked through) of what ``node`` is computed from.
 
-    Walks back through pointwise ops (only through operands of the op's own shape) and row-major views; any
-    other node is a leaf.
+    Walks back through pointwise ops (only through operands of the op's own shape, so a leaf is read at ``node``'s
+    own row-major flat index) and row-major views; any other node is a leaf.
     """
-    leaves, stack, seen = [], [node], set()
-    while stack:
-        n = stack.pop()
-        if n in seen:
-            continue
-        seen.add(n)
-        inputs = _aligned_inputs(n)
-        if inputs is None:
-            if "val" in n.meta and _known_eq(_numel(n), numel):
-                leaves.append(n)
-        else:
-            stack.extend(inputs)
-    return leaves
-
-
-def _producer_ops(node: torch.fx.Node, numel) -> frozenset:
-    """Names of the pointwise ops :func:`_full_size_leaves` walks through from ``node``."""
-    ops, stack, seen = set(), [node], set()
+    leaves, ops, stack, seen = [], set(), [node], set()
     while stack:
         n = stack.pop()
         if n in seen:
@@ -248,7 +232,9 @@ def _producer_ops(node: torch.fx.Node, numel) -> frozenset:
         if inputs is not None:
             ops.add(n.target.overloadpacket.__name__)
             stack.extend(inputs)
-    return frozenset(ops)
+        elif "val" in n.meta and _known_eq(_numel(n), numel):
+            leaves.append(n)
+    return leaves, frozenset(ops)
 
 
 def _aligned_inputs(n: torch.fx.Node) -> Optional[list[torch.fx.Node]]:
