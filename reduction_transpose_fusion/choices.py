@@ -62,10 +62,15 @@ class ReductionTransposeChoices(InductorChoices):
         if not issubclass(kernel_cls, ReductionTransposeTritonKernel):
             log.info("skip %s: kernel class %s is not ours (scan or custom backend)", names, kernel_cls.__name__)
             return kwargs
-        launch = _launch_for(features, site)
+        cols = V.graph.sizevars.optimization_hint(features.numel)
+        rows = V.graph.sizevars.optimization_hint(features.reduction_numel)
+        num_sms = DeviceProperties.create(V.graph.get_current_device_or_throw()).multi_processor_count
+        narrowest, widest = _itemsizes(features, site)
+        launch = launch_config(cols, rows, narrowest, widest, num_sms, config.launch_override(),
+                               _arithmetic_ops(features))
         last_block = _single_loop(features)
         if not last_block:
-            launch = _co_resident(launch, features)
+            launch = _co_resident(launch, cols, num_sms)
         _log_decision(features, sites, names, launch, last_block)
         kwargs.update(
             override_cooperative_reduction=True,
@@ -102,16 +107,6 @@ def _single_loop(features) -> bool:
     return True
 
 
-def _launch_for(features, site: Site) -> LaunchConfig:
-    sizes = V.graph.sizevars
-    cols = sizes.optimization_hint(features.numel)
-    rows = sizes.optimization_hint(features.reduction_numel)
-    device = V.graph.get_current_device_or_throw()
-    num_sms = DeviceProperties.create(device).multi_processor_count
-    narrowest, widest = _itemsizes(features, site)
-    return launch_config(cols, rows, narrowest, widest, num_sms, config.launch_override(), _arithmetic_ops(features))
-
-
 _NOT_ARITHMETIC = {"load", "store", "store_reduction", "reduction", "output", "constant", "index_expr", "get_index"}
 
 
@@ -133,11 +128,8 @@ def _itemsizes(features, site: Site) -> tuple[int, int]:
     return min(itemsizes, default=4), max(itemsizes, default=4)
 
 
-def _co_resident(launch: LaunchConfig, features) -> LaunchConfig:
+def _co_resident(launch: LaunchConfig, cols: int, num_sms: int) -> LaunchConfig:
     """Cap the grid at one program per SM, which a cooperative launch can always make resident."""
-    sizes = V.graph.sizevars
-    cols = sizes.optimization_hint(features.numel)
-    num_sms = DeviceProperties.create(V.graph.get_current_device_or_throw()).multi_processor_count
     col_blocks = -(-cols // launch.XBLOCK)
     rsplit = max(1, min(launch.RSPLIT, num_sms // col_blocks))
     return LaunchConfig(launch.XBLOCK, launch.R0_BLOCK, rsplit, launch.num_warps, launch.num_stages)

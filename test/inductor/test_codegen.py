@@ -118,3 +118,17 @@ def test_fused_kernels_compile_to_sm90a_without_spills():
         assert usage["target"] == "sm_90a", (name, usage)
         assert usage["spill_bytes"] == 0 and usage["stack_bytes"] == 0, (name, usage)
         assert 0 < usage["registers"] <= 255, (name, usage)
+
+
+def reads_its_own_sum(x):
+    s = x.sum(0)
+    return x.t().contiguous(), s, x * s  # x * s needs the finished sum inside a second loop over x
+
+
+def test_a_reduction_read_in_a_later_loop_keeps_the_grid_barrier_on_a_resident_grid():
+    src = interpret.generate(reads_its_own_sum, interpret.fake_inputs(((ROWS, COLS), torch.float32)), **ON)
+    (kernel,) = interpret.kernel_sources(src).values()
+    assert "x_grid_barrier" in kernel and "'launch_cooperative_grid': True" in kernel
+    launch = eval(re.search(r"config=(\{.*?\})", kernel).group(1))
+    programs = launch["RSPLIT"] * -(-COLS // launch["XBLOCK"])
+    assert launch["RSPLIT"] > 1 and programs <= 132  # one program per SM is always co-resident

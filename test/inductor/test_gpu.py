@@ -60,3 +60,20 @@ def test_family_on_gpu(name, dtype, rows, cols):
         again = fused_fn(*inputs)
         for i, (a, b) in enumerate(zip(again, fused)):
             assert torch.equal(bits(a), bits(b)), f"output {i} changed on a rerun"
+
+
+def reads_its_own_sum(x):
+    s = x.sum(0)
+    return x.t().contiguous(), s, x * s
+
+
+@pytest.mark.parametrize("rows,cols", [(25216, 3072), (197, 1000)])
+def test_grid_barrier_finish_on_gpu(rows, cols):
+    """The fallback for a reduction read inside a later loop: Inductor's barrier finish on a co-resident grid."""
+    x = torch.randn(rows, cols, device="cuda")
+    _, fused, kernels = compile_and_run(reads_its_own_sum, [x], FUSED)
+    _, stock, _ = compile_and_run(reads_its_own_sum, [x], STOCK)
+    ref = reads_its_own_sum(x.double())
+    assert torch.equal(fused[0], stock[0])
+    for out, r in zip(fused[1:], ref[1:]):
+        assert ((out.double() - r).norm() / r.norm()).item() <= TOLERANCE[torch.float32]
