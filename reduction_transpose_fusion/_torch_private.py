@@ -26,7 +26,6 @@ from __future__ import annotations
 import os
 from typing import Any
 
-import torch
 import torch._inductor.config as inductor_config
 from torch._inductor.codegen import common as codegen_common
 from torch._inductor.codegen.common import DeferredLine

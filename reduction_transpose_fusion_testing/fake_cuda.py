@@ -8,7 +8,6 @@ kernel: generated kernels run only under ``TRITON_INTERPRET=1`` on CPU tensors (
 
 from __future__ import annotations
 
-import os
 import sys
 import types
 

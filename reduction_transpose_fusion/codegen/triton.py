@@ -26,7 +26,6 @@ import textwrap
 from .. import _torch_private
 from .._torch_private import TritonKernel, TritonScheduling
 
-LAST_BLOCK_FINISH = "last_block_finish"
 
 
 class ReductionTransposeTritonKernel(TritonKernel):
@@ -101,4 +100,4 @@ class ReductionTransposeTritonScheduling(TritonScheduling):
     kernel_type = ReductionTransposeTritonKernel
 
 
-__all__ = ["LAST_BLOCK_FINISH", "ReductionTransposeTritonKernel", "ReductionTransposeTritonScheduling"]
+__all__ = ["ReductionTransposeTritonKernel", "ReductionTransposeTritonScheduling"]
