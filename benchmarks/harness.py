@@ -30,7 +30,6 @@ FUSED = {"reduction_transpose_fusion": True}  # as shipped: the size gate and pr
 # every safe site fused: what the profitability rules were measured with (run.py --force)
 FORCED = FUSED | {"reduction_transpose_fusion_min_bytes": 0, "reduction_transpose_fusion_profitability": False}
 STOCK = {"reduction_transpose_fusion": False}
-TOLERANCE = {torch.float32: 1e-5, torch.bfloat16: 8e-3, torch.float16: 1e-3}
 
 
 @dataclasses.dataclass
@@ -135,12 +134,12 @@ def check(case: families.Case, inputs, fused, stock) -> tuple[float, bool]:
     """(largest relative error of a reduction vs float64 eager, transposed/cast outputs bit-equal to stock).
 
     The error is NaN when the inputs exceed :data:`REFERENCE_MAX_INPUT_BYTES`."""
-    exact = all(torch.equal(fused[i].reshape(-1).view(torch.uint8), stock[i].reshape(-1).view(torch.uint8))
+    exact = all(torch.equal(families.bits(fused[i]), families.bits(stock[i]))
                 for i in (*case.transposed, *case.exact))
     if nbytes(inputs) > REFERENCE_MAX_INPUT_BYTES:
         return math.nan, exact
-    reference = case.fn(*[t.double() if t.dim() and t.is_floating_point() else t for t in inputs])
-    errors = [((out.double() - ref).norm() / ref.norm()).item()
+    reference = case.reference(inputs)
+    errors = [families.rel_err(out, ref)
               for i, (out, ref) in enumerate(zip(fused, reference)) if i not in (*case.transposed, *case.exact)]
     return max(errors, default=0.0), exact
 
@@ -165,7 +164,7 @@ def measure(row: Case, fused_options: dict = FUSED, eager: bool = True) -> dict[
         compile_s_stock=stock_s,
         compile_s_fused=fused_s,
         max_rel_err=err,
-        rel_err_ok=bool(err <= TOLERANCE.get(row.torch_dtype, 1e-3)) if not math.isnan(err) else None,
+        rel_err_ok=bool(err <= families.TOLERANCE.get(row.torch_dtype, 1e-3)) if not math.isnan(err) else None,
         transposed_bit_exact=exact,
         decisions=" | ".join(decisions),
     )

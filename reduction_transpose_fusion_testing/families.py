@@ -14,6 +14,19 @@ from typing import Callable
 import torch
 
 FP8 = torch.float8_e4m3fn
+# ||out - ref|| / ||ref|| allowed for a reduction accumulated in fp32 and rounded to the output dtype (about half an
+# ulp of that dtype; fp32 outputs get the fp32 accumulation error of a few thousand terms)
+TOLERANCE = {torch.float32: 1e-5, torch.bfloat16: 8e-3, torch.float16: 1e-3}
+
+
+def bits(t: torch.Tensor) -> torch.Tensor:
+    """The bytes of ``t`` in logical order (any strides), for bit-exact comparisons."""
+    return t.reshape(-1).view(torch.uint8)
+
+
+def rel_err(out: torch.Tensor, ref: torch.Tensor) -> float:
+    """||out - ref|| / ||ref||, in float64."""
+    return ((out.double() - ref).norm() / ref.norm()).item()
 
 
 def f1_permute(x):
@@ -88,6 +101,10 @@ class Case:
     def specs(self, rows: int, cols: int, dtype: torch.dtype) -> list[tuple[tuple[int, ...], torch.dtype]]:
         """(shape, dtype) of each input; the scale of F5 is float32."""
         return [(s, dtype if s else torch.float32) for s in self.shapes(rows, cols)]
+
+    def reference(self, inputs: list[torch.Tensor]) -> tuple[torch.Tensor, ...]:
+        """The outputs computed by eager PyTorch from float64 copies of the inputs (0-d scales kept as they are)."""
+        return self.fn(*[t.double() if t.dim() and t.is_floating_point() else t for t in inputs])
 
     def inputs(self, rows: int, cols: int, dtype: torch.dtype, device="cpu", seed: int = 0) -> list[torch.Tensor]:
         """Fresh random inputs (standard normal; the F5 scale is a random positive 0-d tensor)."""

@@ -66,9 +66,6 @@ class LaunchConfig:
     def as_dict(self) -> dict[str, int]:
         return dataclasses.asdict(self)
 
-    def grid(self, cols: int) -> tuple[int, int]:
-        """(programs along N, programs along C) for ``cols`` = C."""
-        return self.RSPLIT, -(-cols // self.XBLOCK)
 
 
 def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: int,

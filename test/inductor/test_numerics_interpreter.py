@@ -14,8 +14,6 @@ from reduction_transpose_fusion_testing import families, interpret
 # fuse every safe site: no size gate, no profitability rules (they would leave e.g. GELU backward to stock)
 ON = dict(reduction_transpose_fusion=True, reduction_transpose_fusion_min_bytes=0,
           reduction_transpose_fusion_profitability=False)
-# ||out - ref|| / ||ref|| for a reduction accumulated in fp32 and rounded to the output dtype (half an ulp of it)
-TOLERANCE = {torch.float32: 1e-5, torch.bfloat16: 8e-3, torch.float16: 1e-3}
 # (rows, cols, launch override): tiles that divide evenly, odd sizes with ragged tiles, and RSPLIT > 1 so the
 # last-program finish sums partials from several programs (RSPLIT=5 does not divide the 4 row tiles evenly)
 SHAPES = [
@@ -25,10 +23,6 @@ SHAPES = [
 ]
 
 
-def bits(t: torch.Tensor) -> torch.Tensor:
-    """The bytes of ``t`` in logical order (any strides), for bit-exact comparisons."""
-    return t.reshape(-1).view(torch.uint8)
-
 
 def run(name, rows, cols, dtype, **options):
     case = families.CASES[name]
@@ -36,9 +30,6 @@ def run(name, rows, cols, dtype, **options):
     src = interpret.generate(case.fn, interpret.fake_inputs(*case.specs(rows, cols, dtype)), **options)
     return case, inputs, src, interpret.run_on_cpu(src, inputs)
 
-
-def rel_err(out: torch.Tensor, ref: torch.Tensor) -> float:
-    return ((out.double() - ref).norm() / ref.norm()).item()
 
 
 @pytest.mark.parametrize("rows,cols,launch", SHAPES)
@@ -48,14 +39,14 @@ def test_fused_matches_float64_and_stock(name, dtype, rows, cols, launch):
     case, inputs, src, fused = run(name, rows, cols, dtype, **ON, reduction_transpose_fusion_launch_config=launch)
     assert len(interpret.kernel_names(src)) == 1
     _, _, _, stock = run(name, rows, cols, dtype, reduction_transpose_fusion=False)
-    reference = case.fn(*[t.double() if t.dim() and t.is_floating_point() else t for t in inputs])
+    reference = case.reference(inputs)
     for i, (out, st, ref) in enumerate(zip(fused, stock, reference)):
         assert out.shape == st.shape and out.dtype == st.dtype and out.stride() == st.stride(), i
         if i in case.transposed or i in case.exact:
-            assert torch.equal(bits(out), bits(st)), f"output {i} differs from stock"
+            assert torch.equal(families.bits(out), families.bits(st)), f"output {i} differs from stock"
         else:
             assert not out.isnan().any(), f"output {i} has unwritten (NaN-poisoned) elements"
-            assert rel_err(out, ref) <= TOLERANCE[out.dtype], (i, rel_err(out, ref))
+            assert families.rel_err(out, ref) <= families.TOLERANCE[out.dtype], (i, families.rel_err(out, ref))
 
 
 @pytest.mark.parametrize("name", [n for n, c in families.CASES.items() if c.fn in (families.f1_t, families.f4_flatten)])
@@ -71,4 +62,4 @@ def test_default_launch_heuristic_is_correct():
     assert "'RSPLIT': 1," not in src  # the heuristic splits rows here, so the finish is exercised
     g, h = (t.double() for t in inputs)
     assert torch.equal(fused[0], inputs[0].t().contiguous())
-    assert rel_err(fused[1], (g * h).sum(0)) <= 1e-5 and rel_err(fused[2], g.sum(0)) <= 1e-5
+    assert families.rel_err(fused[1], (g * h).sum(0)) <= 1e-5 and families.rel_err(fused[2], g.sum(0)) <= 1e-5
