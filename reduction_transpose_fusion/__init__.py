@@ -33,8 +33,9 @@ from .fx_passes.reduction_transpose import ReductionTransposePass  # noqa: E402
 
 
 def install() -> None:
-    """Register the config entries, the choices handler and the CUDA backend.  Idempotent; runs at import."""
+    """Register the config entries, the log, the choices handler and the CUDA backend.  Idempotent; runs at import."""
     config.register()
+    _torch_private.register_log(__name__)  # TORCH_LOGS=reduction_transpose_fusion
     _torch_private.install_choices(ReductionTransposeChoices)
     _torch_private.register_cuda_backend(ReductionTransposeCUDACombinedScheduling, ReductionTransposePass())
 

@@ -15,6 +15,8 @@ version, because each item below is an unversioned internal that has changed bet
 | ``'launch_cooperative_grid': True`` in the kernel source | set inside ``codegen_kernel`` with no hook; see           |
 |                                                          |   :func:`drop_cooperative_launch`                         |
 | ``codegen/common.py`` ``DeferredLine``                   | a guard line must vanish with the store it guards         |
+| ``_logging/_internal.py`` ``register_log``               | ``torch._logging`` does not export it; it lists our log   |
+|                                                          |   beside Inductor's (``TORCH_LOGS``, ``set_logs``)        |
 
 Everything else the package uses is an extension point that Inductor documents for out-of-tree use:
 ``InductorChoices`` / ``config.inductor_choices_class``, ``register_backend_for_device`` and its
@@ -53,6 +55,7 @@ __all__ = [
     "install_choices",
     "register_config_entry",
     "register_cuda_backend",
+    "register_log",
     "take_post_loop_code",
 ]
 
@@ -89,6 +92,18 @@ def _parse_env(env: str, raw: str, value_type: type) -> Any:
         return value_type(raw)
     except ValueError as e:
         raise ValueError(f"{env}={raw!r}: expected a {value_type.__name__}") from e
+
+
+def register_log(name: str) -> None:
+    """Register the logger ``name`` with ``torch._logging`` under the alias ``name``.  Idempotent.
+
+    ``TORCH_LOGS=<name>`` then enables it like one of torch's own logs (a module path works without this, but is
+    only found by importing it while torch parses the variable).
+    """
+    from torch._logging import _internal
+
+    if not _internal.log_registry.is_log(name):
+        _internal.register_log(name, name)
 
 
 def install_choices(choices_cls: type) -> None:

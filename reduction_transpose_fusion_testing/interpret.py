@@ -34,14 +34,30 @@ from torch._inductor.runtime import triton_heuristics
 from torch._inductor.utils import get_code
 from torch._subclasses.fake_tensor import FakeTensorMode
 from torch.fx.experimental.proxy_tensor import make_fx
+from torch.fx.experimental.symbolic_shapes import DimDynamic, ShapeEnv, StatelessSymbolicContext
 
 KERNEL_DEF = re.compile(r"^(\w+) = async_compile\.triton\(", re.M)
 
 
-def fake_inputs(*specs: tuple[Sequence[int], torch.dtype]) -> list[torch.Tensor]:
-    """Fake CUDA tensors of the given (shape, dtype)s, for :func:`generate`."""
-    with FakeTensorMode():
-        return [torch.empty(tuple(shape), dtype=dtype, device="cuda") for shape, dtype in specs]
+def fake_inputs(*specs: tuple[Sequence[int], torch.dtype], dynamic: Sequence[int] = ()) -> list[torch.Tensor]:
+    """Fake CUDA tensors of the given (shape, dtype)s, for :func:`generate`.
+
+    ``dynamic``: dims made symbolic in every input that has them (as ``torch.compile(dynamic=True)`` /
+    ``mark_dynamic`` would; the given sizes become the hints).  The inputs then share one ``ShapeEnv``, reachable
+    as ``inputs[0].fake_mode.shape_env``, whose ``guards`` list what the compile assumed about the sizes.
+    """
+    if not dynamic:
+        with FakeTensorMode():
+            return [torch.empty(tuple(shape), dtype=dtype, device="cuda") for shape, dtype in specs]
+    mode = FakeTensorMode(shape_env=ShapeEnv())
+    out = []
+    for shape, dtype in specs:
+        dims = [DimDynamic.DYNAMIC if d in dynamic else DimDynamic.STATIC for d in range(len(shape))]
+        cpu = mode.from_tensor(torch.empty(tuple(shape), dtype=dtype),
+                               symbolic_context=StatelessSymbolicContext(dynamic_sizes=dims))
+        with mode:
+            out.append(cpu.to("cuda"))
+    return out
 
 
 def generate(fn: Callable, inputs: Sequence[torch.Tensor], **options: Any) -> str:

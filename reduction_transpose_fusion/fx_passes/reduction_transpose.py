@@ -28,6 +28,7 @@ from typing import Iterable, Optional
 import sympy
 import torch
 from torch._inductor.custom_graph_pass import CustomGraphModulePass, get_hash_for_files
+from torch._logging import trace_structured
 from torch.fx.experimental.symbolic_shapes import has_hint, size_hint, statically_known_true
 
 from .. import config
@@ -57,6 +58,7 @@ class Site:
             shapes), or None when a size is unbacked and has no hint.
         row_bytes: (bytes of a row of ``v``, bytes of a row of ``v.T``) from size hints, or None if unbacked.
         producer_ops: names of the pointwise ops between ``x`` and ``u`` or ``v`` (e.g. ``{"mul", "add"}``).
+        dtype: dtype of ``v`` (e.g. "bfloat16").
     """
 
     transpose: str
@@ -67,6 +69,12 @@ class Site:
     nbytes: Optional[int]
     row_bytes: Optional[tuple[int, int]] = None
     producer_ops: frozenset = frozenset()
+    dtype: str = ""
+
+    def describe(self) -> str:
+        """``"clone + sum_1 (x=arg0_1, bfloat16, N=4096, C=1024, 8388608 bytes)"``, for the decision log."""
+        return (f"{self.transpose} + {self.reduction} (x={self.source}, {self.dtype}, N={self.rows}, C={self.cols}, "
+                f"{self.nbytes} bytes)")
 
 
 class ReductionTransposePass(CustomGraphModulePass):
@@ -89,26 +97,65 @@ def _package_hash() -> bytes:
 
 
 def mark_sites(graph: torch.fx.Graph) -> list[Site]:
-    """Find every site in ``graph``, log each with its decision, and mark the ones to fuse (:func:`skip_reason`).
+    """Find every site in ``graph``, log each candidate with its decision, and mark the sites to fuse.
+
+    Every transposed copy and every leading-dim reduction gets one INFO record under
+    ``TORCH_LOGS=reduction_transpose_fusion``: "candidate ..." (marked; :mod:`..choices` then logs "fused ...") or
+    "skip ...: why" (:func:`skip_reason`, or "not a site" for a copy or reduction without a partner).  The same
+    decisions go to ``TORCH_TRACE`` as the JSON artifact ``reduction_transpose_fusion_sites`` (for tlparse).
 
     Returns:
         The sites marked for fusion.
     """
-    marked = []
-    for site in find_sites(graph):
-        where = f"{site.transpose} + {site.reduction} (x={site.source}, N={site.rows}, C={site.cols})"
+    marked, decisions = [], []
+    sites = find_sites(graph)
+    for site in sites:
+        node = _node(graph, site.reduction)
         reason = skip_reason(site)
+        if reason is None and META_KEY in node.meta:
+            reason = f"reduction already paired with {node.meta[META_KEY].transpose}"
+        decisions.append((site.describe(), reason))
+        if reason is None:
+            node.meta[META_KEY] = site
+            marked.append(site)
+    decisions += [(f"{name}", f"not a site: {why}") for name, why in _unpaired(graph, sites)]
+    for where, reason in decisions:
         if reason:
             log.info("skip %s: %s", where, reason)
-            continue
-        node = _node(graph, site.reduction)
-        if META_KEY in node.meta:
-            log.info("skip %s: reduction already paired with %s", where, node.meta[META_KEY].transpose)
-            continue
-        node.meta[META_KEY] = site
-        marked.append(site)
-        log.info("candidate %s: %d bytes transposed; reduction will not be split", where, site.nbytes)
+        else:
+            log.info("candidate %s: reduction will not be split", where)
+    if decisions:
+        trace_structured(
+            "artifact",
+            metadata_fn=lambda: {"name": "reduction_transpose_fusion_sites", "encoding": "json"},
+            payload_fn=lambda: [{"site": where, "decision": reason or "candidate"} for where, reason in decisions],
+        )
     return marked
+
+
+def _unpaired(graph: torch.fx.Graph, sites: list[Site]) -> list[tuple[str, str]]:
+    """(node, why) for each transposed copy and each reduction over leading dims that is in no site."""
+    in_site = {s.transpose for s in sites} | {s.reduction for s in sites}
+    out = []
+    for n in graph.nodes:
+        if n.name in in_site:
+            continue
+        v, why = _transposed_copy(n)
+        if v is not None:
+            why = "no leading-dim reduction reads the same tensor"
+        elif n.op == "call_function" and n.target in REDUCTIONS:
+            u, why = _leading_dim_operand(n)
+            why = "no transposed contiguous copy of the same tensor" if u is not None else why
+            if why.startswith(_NOT_LEADING):
+                why = ""  # a row or middle-dim reduction: not a candidate at all
+        if why:
+            out.append((_describe(n), why))
+    return out
+
+
+def _describe(n: torch.fx.Node) -> str:
+    val = n.meta.get("val")
+    return f"{n.name} {str(val.dtype).removeprefix('torch.')}{list(val.shape)}" if val is not None else n.name
 
 
 # Producer ops that made the fused kernel slower than stock on the H200 (benchmarks/results/2026-11-29-h200-corpus.csv:
@@ -126,15 +173,22 @@ ALIGNMENT = 16
 def skip_reason(site: Site) -> Optional[str]:
     """Why ``site`` is left to stock Inductor, or None to fuse it.  The rules, in order:
 
-    1. a size is unbacked (no hint), so nothing can be decided without a guard;
+    0. ``torch.use_deterministic_algorithms(True)`` asks for no atomics, and the fused finish takes an atomic ticket
+       (its result is bitwise reproducible either way; stock's split reduction uses no atomics);
+    1. a size is unbacked (no hint), so nothing can be decided without a guard, or the tensor is empty.  Sizes with
+       hints (dynamic shapes) are decided on the hints, without a guard: one compiled graph serves every size;
     2. the size gate: fewer than ``reduction_transpose_fusion_min_bytes`` bytes transposed (default 1 MiB; every
        corpus case under 1 MiB ran 0.80-0.99x of stock, every aligned case at or above it faster);
     3. with ``reduction_transpose_fusion_profitability`` on (the default), the measured losers: neither ``v``'s
        rows nor ``v.T``'s rows 16-byte aligned (:data:`ALIGNMENT`), or a transcendental producer
        (:data:`TRANSCENDENTAL`).
     """
+    if torch.are_deterministic_algorithms_enabled():
+        return "torch.use_deterministic_algorithms(True): the fused kernel's finish takes an atomic ticket"
     if site.nbytes is None or site.row_bytes is None:
         return "a size has no hint (unbacked), so the gate cannot be decided"
+    if site.nbytes == 0:
+        return "empty tensor (N * C == 0)"
     gate = config.min_bytes()
     if site.nbytes < gate:
         return f"{site.nbytes} bytes transposed < gate {gate} (reduction_transpose_fusion_min_bytes)"
@@ -181,23 +235,35 @@ def find_sites(graph: torch.fx.Graph) -> list[Site]:
             hints = _hints((n, c))
             row_bytes = None if hints is None else (hints[1] * itemsize, hints[0] * itemsize)
             sites.append(Site(copy.name, red.name, shared[0].name, _expr(rows), _expr(cols), nbytes, row_bytes,
-                              u_ops | v_ops))
+                              u_ops | v_ops, str(v.meta["val"].dtype).removeprefix("torch.")))
     return sites
 
 
 def _transposed_operand(node: torch.fx.Node) -> Optional[torch.fx.Node]:
     """``v`` if ``node`` is ``clone(permute(v, [1, 0]))`` writing ``v.T`` row-major from a row-major ``v``."""
+    v, _ = _transposed_copy(node)
+    return v
+
+
+def _transposed_copy(node: torch.fx.Node) -> tuple[Optional[torch.fx.Node], str]:
+    """(v, "") for a transposed copy of a row-major 2-D ``v``; (None, why not) for another ``clone(permute(...))``;
+    (None, "") for any other node."""
     if node.op != "call_function" or node.target is not aten.clone.default:
-        return None
+        return None, ""
     perm = node.args[0]
     if not isinstance(perm, torch.fx.Node) or perm.target is not aten.permute.default:
-        return None
+        return None, ""
     v = perm.args[0]
     if len(_shape(v)) != 2 or [d % 2 for d in perm.args[1]] != [1, 0]:
-        return None
-    if not (_row_major(node) and _row_major(v)):
-        return None
-    return v
+        return None, f"permute {list(perm.args[1])} of a {len(_shape(v))}-d tensor is not a 2-D transpose"
+    if not _row_major(v):
+        return None, f"the transposed tensor is not row-major (strides {list(v.meta['val'].stride())})"
+    if not _row_major(node):
+        return None, "the copy is not written row-major"
+    return v, ""
+
+
+_NOT_LEADING = "reduces dims"
 
 
 def _leading_dim_operand(red: torch.fx.Node) -> tuple[Optional[torch.fx.Node], str]:
@@ -208,9 +274,9 @@ def _leading_dim_operand(red: torch.fx.Node) -> tuple[Optional[torch.fx.Node], s
     ndim = len(_shape(u))
     dims = red.args[1] if len(red.args) > 1 else red.kwargs.get("dim")
     if ndim < 2 or dims is None:
-        return None, f"reduces a {ndim}-d tensor over dims {dims}"
+        return None, f"{_NOT_LEADING} {dims} of a {ndim}-d tensor"
     if sorted(d % ndim for d in dims) != list(range(ndim - 1)):
-        return None, f"dims {list(dims)} are not all leading dims of a {ndim}-d tensor"
+        return None, f"{_NOT_LEADING} {list(dims)} are not all leading dims of a {ndim}-d tensor"
     if not _row_major(u):
         return None, "operand is not row-major"
     return u, ""

@@ -108,4 +108,5 @@ def test_each_site_is_logged_fused_or_skipped_with_why():
         logger.setLevel(old)
     text = "\n".join(records)
     assert "fused sum_1 with transposed copy clone into one kernel (C=1024, N=4096)" in text
-    assert "skip clone + sum_1 (x=arg0_1, N=64, C=1024): 262144 bytes transposed < gate 1048576" in text
+    assert "candidate clone + sum_1 (x=arg0_1, float32, N=4096, C=1024, 16777216 bytes)" in text
+    assert "skip clone + sum_1 (x=arg0_1, float32, N=64, C=1024, 262144 bytes): 262144 bytes transposed < gate 1048576" in text

@@ -1,0 +1,187 @@
+"""Random-case campaign (hypothesis): fused code against stock Inductor and float64, on the CPU.
+
+Each example draws a producer graph (plain x, x*y+1, x*b with a broadcast row b[C], x.abs(), a cast to
+bf16/fp16/fp8 whose result is transposed (with or without the cast itself as an output), a 3-D input flattened to
+2-D, LayerNorm backward's two reductions, the amax of abs beside a second reduction), a reduction over the leading
+dims (sum / amax / amin / mean, keepdim or not), an input dtype (fp32 / bf16 / fp16), a shape [rows, cols] with
+rows in [1, 300] and cols in [1, 160], and optionally a launch override (XBLOCK, R0_BLOCK in 16..128, RSPLIT 1..6).
+
+It generates the fused code (every safe site fused: no size gate, no profitability rules) and stock Inductor's code
+on the fake H200, runs both under Triton's interpreter on the same fresh standard-normal inputs, and checks:
+
+* compilation raises nothing;
+* the outputs have stock's shapes, dtypes and strides, and none holds NaN (buffers are NaN-poisoned, so a NaN is
+  an element no kernel wrote);
+* transposed copies and casts are bit-exact with stock's; reductions are within ``families.TOLERANCE`` of a
+  float64 eager reference;
+* the decision log: a module whose single Triton kernel does both the transposed copy and a reduction was logged
+  ``fused ...``; any other outcome was logged ``skip ...`` with a reason (a [1, C] or [N, 1] problem may have no
+  reduction kernel at all: that too must be logged).
+
+Budget: ``RTF_CAMPAIGN_EXAMPLES`` examples (default 40, about 3 s each: under 3 minutes on 2 cores), derandomized,
+so CI runs the same cases every time.  Set the variable higher for a longer local campaign.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import functools
+import logging
+import os
+import re
+from typing import Callable, Optional
+
+import torch
+from hypothesis import HealthCheck, given, note, settings
+from hypothesis import strategies as st
+
+from reduction_transpose_fusion_testing import families, interpret
+
+EXAMPLES = int(os.environ.get("RTF_CAMPAIGN_EXAMPLES", "40"))
+ON = dict(reduction_transpose_fusion=True, reduction_transpose_fusion_min_bytes=0,
+          reduction_transpose_fusion_profitability=False)
+OFF = dict(reduction_transpose_fusion=False)
+
+
+# ---- producer graphs: fn(reduce, cast_dtype, *inputs) -> outputs; `exact` outputs are bit-exact, the rest reduced ----
+
+
+@dataclasses.dataclass(frozen=True)
+class Producer:
+    # "x": x [rows, cols]; "xy": two of them; "xb": x and a row b [cols]; "x3": x [B, rows // B, cols]
+    operands: str
+    fn: Callable
+    exact: tuple[int, ...] = (0,)
+
+
+def _transposed_and_reduced(y, reduce):
+    return y.t().contiguous(), reduce(y)
+
+
+PRODUCERS = {
+    "plain": Producer("x", lambda reduce, cast, x: _transposed_and_reduced(x, reduce)),
+    "mul_add": Producer("xy", lambda reduce, cast, x, y: _transposed_and_reduced(x * y + 1, reduce)),
+    "row_broadcast": Producer("xb", lambda reduce, cast, x, b: _transposed_and_reduced(x * b, reduce)),
+    "abs": Producer("x", lambda reduce, cast, x: _transposed_and_reduced(x.abs(), reduce)),
+    "cast": Producer("x", lambda reduce, cast, x: (x.to(cast).t().contiguous(), reduce(x))),
+    "cast_with_q": Producer("x", lambda reduce, cast, x: (x.to(cast), x.to(cast).t().contiguous(), reduce(x)),
+                            exact=(0, 1)),
+    "flatten_3d": Producer("x3", lambda reduce, cast, x: (x.reshape(-1, x.shape[-1]).t().contiguous(), reduce(x))),
+    "layernorm_backward": Producer("xy", lambda reduce, cast, g, h: (g.t().contiguous(), reduce(g * h), reduce(g))),
+    "amax_abs": Producer("x", lambda reduce, cast, x: (x.t().contiguous(), x.abs().amax(0), reduce(x))),
+}
+
+
+def leading_dim_reduction(op: str, keepdim: bool, t: torch.Tensor) -> torch.Tensor:
+    """``t`` reduced by ``torch.<op>`` over every dim but the last."""
+    return getattr(torch, op)(t, dim=tuple(range(t.dim() - 1)), keepdim=keepdim)
+
+
+def input_shapes(operands: str, rows: int, cols: int, batch: int) -> list[tuple[int, ...]]:
+    batch = batch if rows % batch == 0 else 1
+    return {
+        "x": [(rows, cols)],
+        "xy": [(rows, cols), (rows, cols)],
+        "xb": [(rows, cols), (cols,)],
+        "x3": [(batch, rows // batch, cols)],
+    }[operands]
+
+
+def random_inputs(shapes, dtype: torch.dtype, seed: int) -> list[torch.Tensor]:
+    """Standard normal in ``dtype``, with no exact zeros (so every relative error is defined)."""
+    gen = torch.Generator().manual_seed(seed)
+    out = []
+    for shape in shapes:
+        t = torch.randn(shape, generator=gen).to(dtype)
+        out.append(torch.where(t == 0, torch.ones((), dtype=dtype), t))
+    return out
+
+
+# ---- the decision log and the kernels of a module ----
+
+
+@contextlib.contextmanager
+def decision_log():
+    """The messages of logger ``reduction_transpose_fusion`` (INFO and up) emitted inside the block."""
+    records: list[str] = []
+    handler = logging.Handler(logging.INFO)
+    handler.emit = lambda record: records.append(record.getMessage())
+    logger = logging.getLogger("reduction_transpose_fusion")
+    logger.addHandler(handler)
+    old = logger.level
+    logger.setLevel(logging.INFO)
+    try:
+        yield records
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(old)
+
+
+REDUCTION_OPS = re.compile(r"aten\.(sum|amax|amin|mean)\b")
+
+
+def one_kernel_copies_and_reduces(module_source: str) -> bool:
+    """True if the module has exactly one Triton kernel, a reduction kernel that writes the transposed copy too."""
+    kernels = interpret.kernel_sources(module_source)
+    if len(kernels) != 1:
+        return False
+    (name, source), = kernels.items()
+    header = re.search(rf"Original ATen: \[(.*)\]\n(?:#.*\n)*{name} = async_compile", module_source)
+    aten_ops = header.group(1) if header else ""
+    return ("r0_numel" in source and "aten.clone" in aten_ops and REDUCTION_OPS.search(aten_ops) is not None)
+
+
+# ---- strategies, one per dimension ----
+
+producers = st.sampled_from(sorted(PRODUCERS))
+reductions = st.sampled_from(["sum", "amax", "amin", "mean"])
+keepdims = st.booleans()
+dtypes = st.sampled_from(list(families.DTYPES.values()))
+cast_dtypes = st.sampled_from([torch.bfloat16, torch.float16, families.FP8])
+rows_st = st.integers(1, 300)
+cols_st = st.integers(1, 160)
+batches = st.sampled_from([1, 2, 3])  # the leading dim of the 3-D input (1 unless it divides rows)
+tile = st.sampled_from([16, 32, 64, 128])
+launches = st.none() | st.builds(lambda x, r, s: f"XBLOCK={x},R0_BLOCK={r},RSPLIT={s}", tile, tile,
+                                 st.integers(1, 6))
+seeds = st.integers(0, 2**31 - 1)
+
+
+@settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(producer=producers, reduction=reductions, keepdim=keepdims, dtype=dtypes, cast=cast_dtypes, rows=rows_st,
+       cols=cols_st, batch=batches, launch=launches, seed=seeds)
+def test_random_case_matches_stock_and_float64_and_is_logged(producer, reduction, keepdim, dtype, cast, rows, cols,
+                                                             batch, launch: Optional[str], seed):
+    case = PRODUCERS[producer]
+    fn = functools.partial(case.fn, functools.partial(leading_dim_reduction, reduction, keepdim), cast)
+    shapes = input_shapes(case.operands, rows, cols, batch)
+    fakes = interpret.fake_inputs(*[(s, dtype) for s in shapes])
+
+    options = ON | ({"reduction_transpose_fusion_launch_config": launch} if launch else {})
+    with decision_log() as records:
+        fused_src = interpret.generate(fn, fakes, **options)
+    stock_src = interpret.generate(fn, fakes, **OFF)
+    note(f"kernels: fused {interpret.kernel_names(fused_src)}, stock {interpret.kernel_names(stock_src)}")
+    note("log:\n" + "\n".join(records))
+
+    inputs = random_inputs(shapes, dtype, seed)
+    fused = interpret.run_on_cpu(fused_src, inputs)
+    stock = interpret.run_on_cpu(stock_src, inputs)
+    reference = fn(*[t.double() for t in inputs])
+
+    assert len(fused) == len(stock) == len(reference)
+    for i, (out, st_out, ref) in enumerate(zip(fused, stock, reference)):
+        assert (out.shape, out.dtype, out.stride()) == (st_out.shape, st_out.dtype, st_out.stride()), i
+        assert not out.float().isnan().any(), f"output {i} has unwritten (NaN-poisoned) elements"
+        if i in case.exact:
+            assert torch.equal(families.bits(out), families.bits(st_out)), f"output {i} differs from stock"
+        else:
+            err = families.rel_err(out, ref)
+            assert err <= families.TOLERANCE[out.dtype], f"output {i}: relative error {err} vs float64"
+
+    if one_kernel_copies_and_reduces(fused_src):
+        assert any(r.startswith("fused ") for r in records), "one fused kernel, but no 'fused ' record"
+    else:
+        assert any(r.startswith("skip ") for r in records), "not fused, but no 'skip <why>' record"

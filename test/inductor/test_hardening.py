@@ -1,0 +1,315 @@
+"""Hardening on the CPU (fake-device codegen, kernels under Triton's interpreter): the failure kinds of issue 4.
+
+Dynamic shapes, empty / tiny / 3-D / 4-D / non-contiguous inputs, outputs that alias, in-place producers, NaN and
+±Inf, fp16 overflow, deterministic mode and the decision log.  Every fused result is checked against eager float64
+(reductions) and stock Inductor's code run the same way (transposed copies and casts, bit-exact).  The GPU half
+(torch.compile paths, CUDA graphs, caches across processes, > 2³¹ elements) is ``test_gpu_hardening.py``.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+import torch
+
+from reduction_transpose_fusion_testing import families, interpret
+from reduction_transpose_fusion_testing.stock_codegen import normalize
+
+ON = dict(reduction_transpose_fusion=True, reduction_transpose_fusion_min_bytes=0,
+          reduction_transpose_fusion_profitability=False)
+OFF = dict(reduction_transpose_fusion=False)
+SMALL_TILES = "XBLOCK=32,R0_BLOCK=64,RSPLIT=3"  # several programs per column block at these small shapes
+
+
+@pytest.fixture
+def decisions():
+    """The INFO records of the package's log while the test runs."""
+    records: list[str] = []
+    handler = logging.Handler(logging.INFO)
+    handler.emit = lambda record: records.append(record.getMessage())
+    logger = logging.getLogger("reduction_transpose_fusion")
+    old = logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    yield records
+    logger.removeHandler(handler)
+    logger.setLevel(old)
+
+
+def compile_both(fn, inputs, dynamic=(), **options):
+    """(fused source, stock source) for ``fn`` at the shapes and dtypes of the CPU tensors ``inputs``."""
+    specs = [(tuple(t.shape), t.dtype) for t in inputs]
+    fused = interpret.generate(fn, interpret.fake_inputs(*specs, dynamic=dynamic), **ON, **options)
+    stock = interpret.generate(fn, interpret.fake_inputs(*specs, dynamic=dynamic), **OFF)
+    return fused, stock
+
+
+def check(fn, inputs, fused_src, stock_src, transposed=(0,), exact=()):
+    """Run both modules on ``inputs``; assert the outputs match stock's layout, transposed/exact outputs are
+    bit-equal to stock's, and reductions are within tolerance of ``fn`` on float64 copies of the inputs."""
+    fused = interpret.run_on_cpu(fused_src, inputs)
+    stock = interpret.run_on_cpu(stock_src, inputs)
+    ref = fn(*[t.double() if t.is_floating_point() else t for t in inputs])
+    assert len(fused) == len(stock) == len(ref)
+    for i, (out, st, r) in enumerate(zip(fused, stock, ref)):
+        assert (out.shape, out.stride(), out.dtype) == (st.shape, st.stride(), st.dtype), i
+        if i in transposed or i in exact:
+            assert torch.equal(families.bits(out), families.bits(st)), f"output {i} differs from stock"
+        else:
+            assert_close_to_reference(out, r)
+    return fused
+
+
+def assert_close_to_reference(out, ref):
+    """Non-finite values where eager float64 has them (same sign of Inf); finite ones within tolerance."""
+    tol = families.TOLERANCE[out.dtype]
+    ref = ref.to(out.dtype).double()  # an fp16 sum past 65504 is Inf in eager too
+    out = out.double()
+    assert torch.equal(out.isnan(), ref.isnan()), "NaN positions differ from eager"
+    finite = ref.isfinite()
+    assert torch.equal(out[~finite & ~ref.isnan()], ref[~finite & ~ref.isnan()]), "Inf differs from eager"
+    if finite.any():
+        err = families.rel_err(out[finite], ref[finite]) if ref[finite].norm() else out[finite].abs().max().item()
+        assert err <= tol, err
+
+
+def n_kernels(src):
+    return len(interpret.kernel_names(src))
+
+
+def randn(*shape, dtype=torch.float32, seed=0):
+    return torch.randn(shape, generator=torch.Generator().manual_seed(seed)).to(dtype)
+
+
+# ---- 1. dynamic shapes ----
+
+
+@pytest.mark.parametrize("dynamic", [(0,), (1,), (0, 1)], ids=["N", "C", "N-and-C"])
+def test_dynamic_sizes_fuse_once_and_are_correct_at_other_sizes(dynamic):
+    """One compile with symbolic N and/or C: fused, no guard beyond stock's, and correct at sizes other than the
+    hint (including below the gate and a single row), since the graph is not recompiled per size."""
+    case = families.CASES["F3-layernorm-backward"]
+    hint = [randn(300, 96, seed=1), randn(300, 96, seed=2)]
+    specs = [(tuple(t.shape), t.dtype) for t in hint]
+    fused_inputs = interpret.fake_inputs(*specs, dynamic=dynamic)
+    fused = interpret.generate(case.fn, fused_inputs, **ON, reduction_transpose_fusion_launch_config=SMALL_TILES)
+    stock_inputs = interpret.fake_inputs(*specs, dynamic=dynamic)
+    stock = interpret.generate(case.fn, stock_inputs, **OFF)
+    assert n_kernels(fused) == 1 and n_kernels(stock) > 1
+    guards = lambda inputs: {str(g.expr) for g in inputs[0].fake_mode.shape_env.guards}  # noqa: E731
+    assert guards(fused_inputs) <= guards(stock_inputs)
+    for rows, cols in [(300, 96), (517, 96), (1, 96), (300, 33), (77, 161)]:
+        rows, cols = (rows if 0 in dynamic else 300), (cols if 1 in dynamic else 96)
+        inputs = [randn(rows, cols, seed=rows), randn(rows, cols, seed=cols)]
+        check(case.fn, inputs, fused, stock)
+
+
+def test_dynamic_flattened_leading_dims():
+    case = families.CASES["F4-flatten"]
+    x = randn(2, 150, 64, dtype=torch.bfloat16)
+    fused, stock = compile_both(case.fn, [x], dynamic=(1,), reduction_transpose_fusion_launch_config=SMALL_TILES)
+    assert n_kernels(fused) == 1
+    for t in (150, 41):
+        check(case.fn, [randn(2, t, 64, dtype=torch.bfloat16, seed=t)], fused, stock)
+
+
+# ---- 2. empty, tiny, 3-D / 4-D and non-contiguous inputs ----
+
+
+@pytest.mark.parametrize("rows,cols", [(0, 64), (64, 0)])
+def test_empty_input_is_left_to_stock(rows, cols, decisions):
+    x = randn(rows, cols)
+    fused, stock = compile_both(families.f1_t, [x])
+    assert normalize(fused) == normalize(stock)
+    fused_out = interpret.run_on_cpu(fused, [x])
+    assert fused_out[0].shape == (cols, rows) and torch.equal(fused_out[1], torch.zeros(cols))
+
+
+@pytest.mark.parametrize("rows,cols", [(1, 200), (200, 1), (3, 5), (63, 2)])
+def test_smaller_than_a_tile(rows, cols, decisions):
+    x = randn(rows, cols, seed=rows * cols)
+    fused, stock = compile_both(families.f1_t, [x])
+    check(families.f1_t, [x], fused, stock)
+    assert any(r.startswith(("candidate ", "skip ")) for r in decisions), "no decision logged"
+
+
+def sum_4d(x):
+    return x.reshape(-1, x.shape[-1]).t().contiguous(), x.sum((0, 1, 2))
+
+
+def test_4d_input():
+    x = randn(2, 3, 20, 48, dtype=torch.float16)
+    fused, stock = compile_both(sum_4d, [x], reduction_transpose_fusion_launch_config=SMALL_TILES)
+    assert n_kernels(fused) == 1
+    check(sum_4d, [x], fused, stock)
+
+
+def transpose_3d(x):
+    return x.transpose(1, 2).contiguous(), x.sum(0)
+
+
+def test_3d_transpose_is_not_a_site(decisions):
+    x = randn(4, 30, 40)
+    fused, stock = compile_both(transpose_3d, [x])
+    assert normalize(fused) == normalize(stock)
+    check(transpose_3d, [x], fused, stock)
+    assert any("not a site" in r for r in decisions)
+
+
+def strided_slice(x):
+    v = x[:, ::2]
+    return v.t().contiguous(), v.sum(0)
+
+
+def transposed_input(w):
+    x = w.t()  # column-major [N, C]
+    return x.t().contiguous(), x.sum(0)
+
+
+def broadcast_row(x, b):
+    y = x * b  # b: [C], broadcast over rows
+    return y.t().contiguous(), y.sum(0), (x * x).sum(0)
+
+
+def broadcast_column(x, s):
+    y = x + s  # s: [N, 1]
+    return y.t().contiguous(), y.sum(0)
+
+
+@pytest.mark.parametrize("fn,inputs", [
+    (strided_slice, [randn(130, 2 * 70)]),
+    (transposed_input, [randn(70, 130)]),
+    (broadcast_row, [randn(130, 70), randn(70, seed=1)]),
+    (broadcast_column, [randn(130, 70), randn(130, 1, seed=1)]),
+], ids=["strided-slice", "transposed-input", "broadcast-row", "broadcast-column"])
+def test_non_contiguous_and_broadcast_inputs(fn, inputs, decisions):
+    fused, stock = compile_both(fn, inputs, reduction_transpose_fusion_launch_config=SMALL_TILES)
+    check(fn, inputs, fused, stock)
+    assert decisions, "the candidate was not logged"
+
+
+# ---- outputs that alias or share storage ----
+
+
+def views_of_the_copy(x):
+    t = x.t().contiguous()
+    return t, t[:10], t.view(-1), x.sum(0), x
+
+
+def chunks(x):
+    t = x.t().contiguous()
+    a, b = t.chunk(2)
+    s = x.sum(0)
+    return a, b, s, s.view(1, -1)
+
+
+def inplace_producer(a, b):
+    y = a * b
+    y.add_(1)
+    return y.t().contiguous(), y.sum(0), y
+
+
+def inplace_input(a, b):
+    a.mul_(2)
+    return a.t().contiguous(), a.sum(0), b + a
+
+
+@pytest.mark.parametrize("fn,n_in,transposed", [
+    (views_of_the_copy, 1, (0, 1, 2, 4)),
+    (chunks, 1, (0, 1)),
+    (inplace_producer, 2, (0, 2)),
+], ids=["views", "chunk", "inplace-producer"])
+def test_aliasing_outputs(fn, n_in, transposed):
+    inputs = [randn(130, 70, seed=i) for i in range(n_in)]
+    fused, stock = compile_both(fn, inputs, reduction_transpose_fusion_launch_config=SMALL_TILES)
+    assert n_kernels(fused) < n_kernels(stock)
+    out = check(fn, inputs, fused, stock, transposed=transposed)
+    if fn is views_of_the_copy:
+        assert out[1].data_ptr() == out[0].data_ptr() == out[2].data_ptr()
+        assert out[4] is inputs[0]
+
+
+def test_mutated_input():
+    """``a.mul_(2)`` before the site: Inductor copies the mutation back to ``a``; outputs use the new value."""
+    inputs = [randn(130, 70), randn(130, 70, seed=1)]
+    fused, stock = compile_both(inplace_input, [t.clone() for t in inputs],
+                                reduction_transpose_fusion_launch_config=SMALL_TILES)
+    a, b = (t.clone() for t in inputs)
+    out = interpret.run_on_cpu(fused, [a, b])
+    assert torch.equal(a, inputs[0] * 2) and torch.equal(out[0], (inputs[0] * 2).t())
+    assert families.rel_err(out[1], (inputs[0].double() * 2).sum(0)) <= 1e-5
+
+
+# ---- 3. values: NaN, ±Inf, fp16 overflow ----
+
+
+@pytest.mark.parametrize("dtype", families.DTYPES.values(), ids=families.DTYPES.keys())
+def test_nan_and_inf_propagate_as_in_eager(dtype):
+    x = randn(150, 70, dtype=dtype)
+    x[3, 0] = float("nan")
+    x[7, 1] = float("inf")
+    x[9, 2], x[100, 2] = float("inf"), float("-inf")  # inf - inf = NaN
+    x[140, 3] = float("-inf")
+    x[5, 4], x[6, 4] = float("nan"), float("inf")
+    for name in ("F1-t", "F3-amax"):
+        case = families.CASES[name]
+        fused, stock = compile_both(case.fn, [x], reduction_transpose_fusion_launch_config=SMALL_TILES)
+        out = check(case.fn, [x], fused, stock)
+        assert out[-1][:5].isnan().tolist() == [True, False, True, False, True]
+        if name == "F3-amax":
+            assert out[1][:5].isnan().tolist() == [True, False, False, False, True]
+            assert out[1][1].item() == out[1][2].item() == out[1][3].item() == float("inf")
+
+
+def test_fp16_sum_overflow_is_inf_as_in_eager():
+    x = torch.full((200, 40), 400.0, dtype=torch.float16) + randn(200, 40, dtype=torch.float16)
+    x[:, :20] *= -1
+    x[:, 30:] = 1.0  # finite columns beside the overflowing ones
+    fused, stock = compile_both(families.f1_t, [x], reduction_transpose_fusion_launch_config=SMALL_TILES)
+    out = check(families.f1_t, [x], fused, stock)
+    eager = x.sum(0)
+    assert eager[:30].isinf().all() and torch.equal(out[1].isinf(), eager.isinf())
+    assert torch.equal(out[1][:30], eager[:30])
+
+
+# ---- 4. determinism ----
+
+
+def test_deterministic_algorithms_emit_no_atomics(decisions):
+    x = randn(4096, 256)
+    fused = interpret.generate(families.f1_t, interpret.fake_inputs(((4096, 256), torch.float32)), **ON)
+    assert "tl.atomic_add" in fused  # the ticket
+    torch.use_deterministic_algorithms(True)
+    try:
+        det, stock = compile_both(families.f1_t, [x])
+    finally:
+        torch.use_deterministic_algorithms(False)
+    assert "tl.atomic" not in det and normalize(det) == normalize(stock)
+    assert any("use_deterministic_algorithms" in r for r in decisions)
+
+
+def test_reruns_are_bitwise_identical():
+    x = randn(300, 96)
+    fused, _ = compile_both(families.f3_amax, [x], reduction_transpose_fusion_launch_config="XBLOCK=32,RSPLIT=5")
+    first = interpret.run_on_cpu(fused, [x])
+    for _ in range(3):  # the interpreter shuffles program order per call count; the GPU test reruns 10x
+        again = interpret.run_on_cpu(fused, [x])
+        assert all(torch.equal(families.bits(a), families.bits(b)) for a, b in zip(first, again))
+
+
+# ---- 8. the decision log ----
+
+
+def two_copies_no_partner(x, y):
+    return x.t().contiguous(), y.sum(0), (x * 2).sum(1)
+
+
+def test_every_candidate_is_logged_with_sizes_dtype_and_why(decisions):
+    x = randn(4096, 512, dtype=torch.bfloat16)
+    y = randn(4096, 512, dtype=torch.bfloat16)
+    interpret.generate(two_copies_no_partner, interpret.fake_inputs(*[((4096, 512), torch.bfloat16)] * 2), **ON)
+    text = "\n".join(decisions)
+    assert "skip clone bfloat16[512, 4096]: not a site: no leading-dim reduction reads the same tensor" in text
+    assert "skip sum_1 bfloat16[512]: not a site: no transposed contiguous copy of the same tensor" in text
+    del x, y
