@@ -19,6 +19,11 @@ FP8 = torch.float8_e4m3fn
 TOLERANCE = {torch.float32: 1e-5, torch.bfloat16: 8e-3, torch.float16: 1e-3}
 
 
+# options that fuse every safe site: no size gate, no profitability rules (they would leave e.g. GELU backward to stock)
+FUSE_EVERY_SITE = {"reduction_transpose_fusion": True, "reduction_transpose_fusion_min_bytes": 0,
+                   "reduction_transpose_fusion_profitability": False}
+
+
 def bits(t: torch.Tensor) -> torch.Tensor:
     """The bytes of ``t`` in logical order (any strides), for bit-exact comparisons."""
     return t.reshape(-1).view(torch.uint8)
@@ -27,6 +32,26 @@ def bits(t: torch.Tensor) -> torch.Tensor:
 def rel_err(out: torch.Tensor, ref: torch.Tensor) -> float:
     """||out - ref|| / ||ref||, in float64."""
     return ((out.double() - ref).norm() / ref.norm()).item()
+
+
+def assert_matches_reference(out: torch.Tensor, ref: torch.Tensor) -> None:
+    """A reduction ``out`` against its float64 eager ``ref``: NaN where ``ref`` has NaN, the same ±Inf (``ref`` is
+    first rounded to ``out.dtype``, so an fp16 sum past 65504 is Inf in both), finite values within
+    :data:`TOLERANCE`.
+
+    Raises:
+        AssertionError: naming what differs.
+    """
+    tol = TOLERANCE[out.dtype]
+    ref = ref.to(out.dtype).double()
+    out = out.double()
+    assert torch.equal(out.isnan(), ref.isnan()), "NaN positions differ from eager"
+    inf = ref.isinf()
+    assert torch.equal(out.isinf(), inf) and torch.equal(out[inf], ref[inf]), "Inf differs from eager"
+    finite = ref.isfinite()
+    if finite.any():
+        err = rel_err(out[finite], ref[finite]) if ref[finite].norm() else out[finite].abs().max().item()
+        assert err <= tol, f"relative error {err} > {tol}"
 
 
 def f1_permute(x):

@@ -20,6 +20,8 @@ if not HAS_GPU:
 
     fake_cuda.install()
 
+import logging  # noqa: E402
+
 import pytest  # noqa: E402
 
 import reduction_transpose_fusion  # noqa: E402,F401  (registers the config entries and backend)
@@ -34,3 +36,18 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip_gpu)
         elif not is_gpu and HAS_GPU:
             item.add_marker(skip_cpu)
+
+
+@pytest.fixture
+def decisions():
+    """The INFO records of the package's log while the test runs."""
+    records: list[str] = []
+    handler = logging.Handler(logging.INFO)
+    handler.emit = lambda record: records.append(record.getMessage())
+    logger = logging.getLogger("reduction_transpose_fusion")
+    old = logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    yield records
+    logger.removeHandler(handler)
+    logger.setLevel(old)

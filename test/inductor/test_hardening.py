@@ -8,33 +8,28 @@ Dynamic shapes, empty / tiny / 3-D / 4-D / non-contiguous inputs, outputs that a
 
 from __future__ import annotations
 
-import logging
-
 import pytest
 import torch
 
 from reduction_transpose_fusion_testing import families, interpret
+from reduction_transpose_fusion_testing.edge_cases import (
+    broadcast_column,
+    broadcast_row,
+    chunks,
+    inplace_input,
+    inplace_producer,
+    strided_slice,
+    sum_4d,
+    transpose_3d,
+    transposed_input,
+    two_copies_no_partner,
+    views_of_the_copy,
+)
 from reduction_transpose_fusion_testing.stock_codegen import normalize
 
-ON = dict(reduction_transpose_fusion=True, reduction_transpose_fusion_min_bytes=0,
-          reduction_transpose_fusion_profitability=False)
+ON = families.FUSE_EVERY_SITE
 OFF = dict(reduction_transpose_fusion=False)
 SMALL_TILES = "XBLOCK=32,R0_BLOCK=64,RSPLIT=3"  # several programs per column block at these small shapes
-
-
-@pytest.fixture
-def decisions():
-    """The INFO records of the package's log while the test runs."""
-    records: list[str] = []
-    handler = logging.Handler(logging.INFO)
-    handler.emit = lambda record: records.append(record.getMessage())
-    logger = logging.getLogger("reduction_transpose_fusion")
-    old = logger.level
-    logger.addHandler(handler)
-    logger.setLevel(logging.INFO)
-    yield records
-    logger.removeHandler(handler)
-    logger.setLevel(old)
 
 
 def compile_both(fn, inputs, dynamic=(), **options):
@@ -57,21 +52,8 @@ def check(fn, inputs, fused_src, stock_src, transposed=(0,), exact=()):
         if i in transposed or i in exact:
             assert torch.equal(families.bits(out), families.bits(st)), f"output {i} differs from stock"
         else:
-            assert_close_to_reference(out, r)
+            families.assert_matches_reference(out, r)
     return fused
-
-
-def assert_close_to_reference(out, ref):
-    """Non-finite values where eager float64 has them (same sign of Inf); finite ones within tolerance."""
-    tol = families.TOLERANCE[out.dtype]
-    ref = ref.to(out.dtype).double()  # an fp16 sum past 65504 is Inf in eager too
-    out = out.double()
-    assert torch.equal(out.isnan(), ref.isnan()), "NaN positions differ from eager"
-    finite = ref.isfinite()
-    assert torch.equal(out[~finite & ~ref.isnan()], ref[~finite & ~ref.isnan()]), "Inf differs from eager"
-    if finite.any():
-        err = families.rel_err(out[finite], ref[finite]) if ref[finite].norm() else out[finite].abs().max().item()
-        assert err <= tol, err
 
 
 def n_kernels(src):
@@ -134,19 +116,11 @@ def test_smaller_than_a_tile(rows, cols, decisions):
     assert any(r.startswith(("candidate ", "skip ")) for r in decisions), "no decision logged"
 
 
-def sum_4d(x):
-    return x.reshape(-1, x.shape[-1]).t().contiguous(), x.sum((0, 1, 2))
-
-
 def test_4d_input():
     x = randn(2, 3, 20, 48, dtype=torch.float16)
     fused, stock = compile_both(sum_4d, [x], reduction_transpose_fusion_launch_config=SMALL_TILES)
     assert n_kernels(fused) == 1
     check(sum_4d, [x], fused, stock)
-
-
-def transpose_3d(x):
-    return x.transpose(1, 2).contiguous(), x.sum(0)
 
 
 def test_3d_transpose_is_not_a_site(decisions):
@@ -155,26 +129,6 @@ def test_3d_transpose_is_not_a_site(decisions):
     assert normalize(fused) == normalize(stock)
     check(transpose_3d, [x], fused, stock)
     assert any("not a site" in r for r in decisions)
-
-
-def strided_slice(x):
-    v = x[:, ::2]
-    return v.t().contiguous(), v.sum(0)
-
-
-def transposed_input(w):
-    x = w.t()  # column-major [N, C]
-    return x.t().contiguous(), x.sum(0)
-
-
-def broadcast_row(x, b):
-    y = x * b  # b: [C], broadcast over rows
-    return y.t().contiguous(), y.sum(0), (x * x).sum(0)
-
-
-def broadcast_column(x, s):
-    y = x + s  # s: [N, 1]
-    return y.t().contiguous(), y.sum(0)
 
 
 @pytest.mark.parametrize("fn,inputs", [
@@ -190,29 +144,6 @@ def test_non_contiguous_and_broadcast_inputs(fn, inputs, decisions):
 
 
 # ---- outputs that alias or share storage ----
-
-
-def views_of_the_copy(x):
-    t = x.t().contiguous()
-    return t, t[:10], t.view(-1), x.sum(0), x
-
-
-def chunks(x):
-    t = x.t().contiguous()
-    a, b = t.chunk(2)
-    s = x.sum(0)
-    return a, b, s, s.view(1, -1)
-
-
-def inplace_producer(a, b):
-    y = a * b
-    y.add_(1)
-    return y.t().contiguous(), y.sum(0), y
-
-
-def inplace_input(a, b):
-    a.mul_(2)
-    return a.t().contiguous(), a.sum(0), b + a
 
 
 @pytest.mark.parametrize("fn,n_in,transposed", [
@@ -299,10 +230,6 @@ def test_reruns_are_bitwise_identical():
 
 
 # ---- 8. the decision log ----
-
-
-def two_copies_no_partner(x, y):
-    return x.t().contiguous(), y.sum(0), (x * 2).sum(1)
 
 
 def test_every_candidate_is_logged_with_sizes_dtype_and_why(decisions):
