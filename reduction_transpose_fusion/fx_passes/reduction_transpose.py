@@ -27,7 +27,9 @@ from typing import Iterable, Optional
 
 import sympy
 import torch
+import torch._inductor.config as inductor_config
 from torch._inductor.custom_graph_pass import CustomGraphModulePass, get_hash_for_files
+from torch._inductor.runtime.hints import DeviceProperties
 from torch._logging import trace_structured
 from torch.fx.experimental.symbolic_shapes import has_hint, size_hint, statically_known_true
 
@@ -59,6 +61,7 @@ class Site:
         row_bytes: (bytes of a row of ``v``, bytes of a row of ``v.T``) from size hints, or None if unbacked.
         producer_ops: names of the pointwise ops between ``x`` and ``u`` or ``v`` (e.g. ``{"mul", "add"}``).
         dtype: dtype of ``v`` (e.g. "bfloat16").
+        hints: (N, C) from size hints, or None if unbacked.
     """
 
     transpose: str
@@ -70,6 +73,7 @@ class Site:
     row_bytes: Optional[tuple[int, int]] = None
     producer_ops: frozenset = frozenset()
     dtype: str = ""
+    hints: Optional[tuple[int, int]] = None
 
     def describe(self) -> str:
         """``"clone + sum_1 (x=arg0_1, bfloat16, N=4096, C=1024, 8388608 bytes)"``, for the decision log."""
@@ -175,13 +179,16 @@ def skip_reason(site: Site) -> Optional[str]:
 
     0. ``torch.use_deterministic_algorithms(True)`` asks for no atomics, and the fused finish takes an atomic ticket
        (its result is bitwise reproducible either way; stock's split reduction uses no atomics);
-    1. a size is unbacked (no hint), so nothing can be decided without a guard, or the tensor is empty.  Sizes with
+    1. a size is unbacked (no hint), so nothing can be decided without a guard; the tensor is empty; or N is so
+       small that Inductor unrolls the reduction into pointwise code (no reduction kernel to fuse into).  Sizes with
        hints (dynamic shapes) are decided on the hints, without a guard: one compiled graph serves every size;
     2. the size gate: fewer than ``reduction_transpose_fusion_min_bytes`` bytes transposed (default 1 MiB; every
        corpus case under 1 MiB ran 0.80-0.99x of stock, every aligned case at or above it faster);
     3. with ``reduction_transpose_fusion_profitability`` on (the default), the measured losers: neither ``v``'s
-       rows nor ``v.T``'s rows 16-byte aligned (:data:`ALIGNMENT`), or a transcendental producer
-       (:data:`TRANSCENDENTAL`).
+       rows nor ``v.T``'s rows 16-byte aligned (:data:`ALIGNMENT`); a transcendental producer
+       (:data:`TRANSCENDENTAL`); or ``v``'s rows only 2-byte aligned (odd C, 16-bit dtype) where stock already
+       emits one unsplit kernel (``2026-11-29-h200-corpus.csv``: gpt2 bf16[8192, 50257] 0.95x of stock,
+       bf16[65536, 50257] 1.01x; 4-byte aligned bert bf16[4096, 30522] was 1.15x and stays fused).
     """
     if torch.are_deterministic_algorithms_enabled():
         return "torch.use_deterministic_algorithms(True): the fused kernel's finish takes an atomic ticket"
@@ -189,6 +196,9 @@ def skip_reason(site: Site) -> Optional[str]:
         return "a size has no hint (unbacked), so the gate cannot be decided"
     if site.nbytes == 0:
         return "empty tensor (N * C == 0)"
+    if site.hints[0] <= inductor_config.unroll_reductions_threshold:
+        return (f"N={site.hints[0]} <= unroll_reductions_threshold ({inductor_config.unroll_reductions_threshold}): "
+                "Inductor computes the reduction as pointwise code")
     gate = config.min_bytes()
     if site.nbytes < gate:
         return f"{site.nbytes} bytes transposed < gate {gate} (reduction_transpose_fusion_min_bytes)"
@@ -201,7 +211,18 @@ def skip_reason(site: Site) -> Optional[str]:
     if slow:
         return (f"transcendental producer {slow} (measured slower fused; "
                 "reduction_transpose_fusion_profitability=False overrides)")
+    if site.row_bytes[0] % 4 and _stock_is_one_kernel(site):
+        return (f"stock already emits one unsplit kernel and rows of {site.row_bytes[0]} bytes are only 2-byte "
+                "aligned (measured slower fused; reduction_transpose_fusion_profitability=False overrides)")
     return None
+
+
+def _stock_is_one_kernel(site: Site) -> bool:
+    """True if stock Inductor would not split this column reduction (wide C: enough outputs to fill the GPU), so
+    it already fuses the transposed copy into one kernel and the fusion would only change its launch."""
+    # the rule of Reduction.num_splits (ir.py:1374): no split once numel_hint >= num_sm * 2 * 32
+    num_sms = DeviceProperties.create(torch.device("cuda", torch.cuda.current_device())).multi_processor_count
+    return site.hints[1] >= num_sms * 2 * 32
 
 
 def find_sites(graph: torch.fx.Graph) -> list[Site]:
@@ -235,7 +256,7 @@ def find_sites(graph: torch.fx.Graph) -> list[Site]:
             hints = _hints((n, c))
             row_bytes = None if hints is None else (hints[1] * itemsize, hints[0] * itemsize)
             sites.append(Site(copy.name, red.name, shared[0].name, _expr(rows), _expr(cols), nbytes, row_bytes,
-                              u_ops | v_ops, str(v.meta["val"].dtype).removeprefix("torch.")))
+                              u_ops | v_ops, str(v.meta["val"].dtype).removeprefix("torch."), hints))
     return sites
 
 

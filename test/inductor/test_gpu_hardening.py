@@ -222,7 +222,8 @@ CHILD = textwrap.dedent("""
         out = compiled(x)
         torch.cuda.synchronize()
     kernels = [e.name for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA and "triton" in e.name]
-    ok = torch.equal(out[0], (x * 2).t()) and torch.allclose(out[1].double(), (x.double() * 2).sum(0), rtol=1e-5)
+    ref = (x.double() * 2).sum(0)
+    ok = torch.equal(out[0], (x * 2).t()) and ((out[1].double() - ref).norm() / ref.norm()).item() < 1e-5
     code = ""
     if want_code:
         torch._dynamo.reset()
@@ -278,11 +279,13 @@ def test_parallel_compile_workers_produce_the_same_code(tmp_path):
 # ---- 6. compile modes and backward graphs ----
 
 
-@pytest.mark.parametrize("kwargs", [{"mode": "reduce-overhead"}, {"mode": "max-autotune"}, {"fullgraph": True}],
-                         ids=["reduce-overhead", "max-autotune", "fullgraph"])
-def test_compile_modes(kwargs, decisions):
+@pytest.mark.parametrize("mode_options", [
+    torch._inductor.list_mode_options("reduce-overhead"), torch._inductor.list_mode_options("max-autotune"), {}],
+    ids=["reduce-overhead", "max-autotune", "fullgraph"])
+def test_compile_modes(mode_options, decisions):
     case = families.CASES["F3-layernorm-backward"]
-    compiled = torch.compile(case.fn, options=FUSED, **kwargs)
+    # torch.compile takes mode= or options=, not both: pass the mode's options (what mode= would set) with ours
+    compiled = torch.compile(case.fn, options={**FUSED, **mode_options}, fullgraph=not mode_options)
     for step in range(3):  # CUDA graphs record on the 2nd call and replay on the 3rd
         inputs = [randn(8192, 2048, seed=10 * step + i) for i in range(2)]
         out = [t.clone() for t in compiled(*inputs)]

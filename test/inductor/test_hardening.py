@@ -240,3 +240,12 @@ def test_every_candidate_is_logged_with_sizes_dtype_and_why(decisions):
     assert "skip clone bfloat16[512, 4096]: not a site: no leading-dim reduction reads the same tensor" in text
     assert "skip sum_1 bfloat16[512]: not a site: no transposed contiguous copy of the same tensor" in text
     del x, y
+
+
+def test_an_unrolled_reduction_is_logged_as_skipped(decisions):
+    """N <= unroll_reductions_threshold: Inductor emits no reduction kernel, so the site says why it is not fused."""
+    x = randn(4, 1579)
+    fused, stock = compile_both(families.f1_t, [x])
+    assert normalize(fused) == normalize(stock)
+    assert any("unroll_reductions_threshold" in r for r in decisions)
+    check(families.f1_t, [x], fused, stock)

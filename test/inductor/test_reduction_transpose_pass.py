@@ -55,6 +55,15 @@ def test_skip_reasons_in_order():
             assert rt.skip_reason(site(1031, 1021)) is None
 
 
+def test_wide_unaligned_16_bit_rows_stay_stock():
+    """Stock does not split once C >= 64 * SMs (8448 on the H200), so fusing only changes the launch; with rows
+    2-byte aligned (odd C, bf16) that measured slower; 4-byte aligned rows (even C) stay fused."""
+    assert "only 2-byte aligned" in rt.skip_reason(site(1024, 50257, dtype=torch.bfloat16))
+    assert rt.skip_reason(site(1024, 30522, dtype=torch.bfloat16)) is None
+    assert rt.skip_reason(site(1024, 8447, dtype=torch.bfloat16)) is None  # stock splits: fusing removes kernels
+    assert rt.skip_reason(site(1024, 50257, dtype=torch.float32)) is None
+
+
 def test_transcendental_producers_are_left_to_stock_unless_profitability_is_off():
     (s,) = rt.find_sites(trace(families.f2_gelu_backward, torch.randn(512, 1024), torch.randn(512, 1024)))
     assert "tanh" in s.producer_ops
