@@ -196,8 +196,8 @@ def skip_reason(site: Site) -> Optional[str]:
         return "a size has no hint (unbacked), so the gate cannot be decided"
     if site.nbytes == 0:
         return "empty tensor (N * C == 0)"
-    if site.hints[0] <= inductor_config.unroll_reductions_threshold:
-        return (f"N={site.hints[0]} <= unroll_reductions_threshold ({inductor_config.unroll_reductions_threshold}): "
+    if site.rows.is_number and site.hints[0] < inductor_config.unroll_reductions_threshold:  # ir.py:1580
+        return (f"N={site.hints[0]} < unroll_reductions_threshold ({inductor_config.unroll_reductions_threshold}): "
                 "Inductor computes the reduction as pointwise code")
     gate = config.min_bytes()
     if site.nbytes < gate:

@@ -229,7 +229,8 @@ CHILD = textwrap.dedent("""
         torch._dynamo.reset()
         _, (code, *_) = run_and_get_code(torch.compile(f, options=opts), x)
     print(json.dumps({"kernels": kernels, "ok": bool(ok), "fx_hit": counters["inductor"]["fxgraph_cache_hit"],
-                      "aot_hit": counters["aot_autograd"]["autograd_cache_hit"], "code": code}))
+                      "aot_hit": counters["aot_autograd"]["autograd_cache_hit"], "aot": dict(counters["aot_autograd"]),
+                      "code": code}))
 """)
 
 
@@ -251,7 +252,6 @@ OFF = {"reduction_transpose_fusion": False}
 
 @pytest.mark.parametrize("grad", [False, True], ids=["inference", "training"])
 def test_on_disk_caches_never_serve_a_stale_graph(tmp_path, grad):
-    hit = "aot_hit" if grad else "fx_hit"
     steps = [  # (options, new package code, expect a cache hit, expect fused)
         (ON, False, False, True),
         (ON, False, True, True),
@@ -263,7 +263,8 @@ def test_on_disk_caches_never_serve_a_stale_graph(tmp_path, grad):
     ]
     for i, (opts, new_code, want_hit, want_fused) in enumerate(steps):
         r = child(tmp_path, opts, grad=grad, new_code=new_code)
-        assert bool(r[hit]) == want_hit, (i, r)
+        # a training graph hits in the AOTAutograd cache or, where that one bypasses, in the FX-graph cache under it
+        assert bool(r["fx_hit"] or r["aot_hit"]) == want_hit, (i, r)
         fused = [k for k in r["kernels"] if "fused" in k and "clone" in k and "sum" in k]
         assert bool(fused) == want_fused and (len(r["kernels"]) == 1 or not want_fused or grad), (i, r["kernels"])
 

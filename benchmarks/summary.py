@@ -1,0 +1,51 @@
+"""The issue-3 targets, computed from a corpus CSV written by :mod:`benchmarks.run`.
+
+    python -m benchmarks.summary benchmarks/results/<date>-h200-corpus.csv
+
+A case counts as fused when its decision log says "fused" (the gate and the profitability rules let it fuse);
+ratios are of medians from one run: fused/SOL = fused_ms / copy_sol_ms, speedup = stock_ms / fused_ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+import pandas as pd
+
+LARGE_MB = 8  # the issue's split between large and small inputs, in MB (10**6 bytes)
+
+
+def geomean(values: pd.Series) -> float:
+    return float(np.exp(np.log(values).mean()))
+
+
+def summarize(df: pd.DataFrame) -> dict[str, object]:
+    """Target figures for the corpus run in ``df`` (one row per case, the columns of benchmarks.run)."""
+    fused = df[df.decisions.fillna("").str.contains(r"(?:^|\| )fused ")]
+    large, small = fused[fused.input_mb >= LARGE_MB], fused[fused.input_mb < LARGE_MB]
+    speedup = df.stock_ms / df.fused_ms
+    farthest = large.assign(r=large.fused_ms / large.copy_sol_ms).nlargest(5, "r")
+    return {
+        "fused cases": f"{len(fused)} of {len(df)}",
+        "large fused: fused/SOL geomean (target <= 1.05)": round(geomean(large.fused_ms / large.copy_sol_ms), 3),
+        "large fused: fused/SOL worst (target <= 1.10)": round(float((large.fused_ms / large.copy_sol_ms).max()), 3),
+        "large fused: speedup geomean (target >= 1.6)": round(geomean(large.stock_ms / large.fused_ms), 3),
+        "small fused: speedups (target >= 2)": sorted(round(float(s), 2) for s in small.stock_ms / small.fused_ms),
+        "fused cases > 2% slower than stock (target 0)": list(fused.case[speedup[fused.index] < 1 / 1.02]),
+        "compile time fused/stock, all cases (target <= 1.10)":
+            round(float(df.compile_s_fused.sum() / df.compile_s_stock.sum()), 3),
+        "all transposed outputs bit-exact": bool(df.transposed_bit_exact.all()),
+        "five farthest from SOL": [f"{c} {r:.2f}" for c, r in zip(farthest.case, farthest.r)],
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("csv")
+    for key, value in summarize(pd.read_csv(parser.parse_args().csv)).items():
+        print(f"{key}: {value}")
+
+
+if __name__ == "__main__":
+    main()
