@@ -28,6 +28,12 @@ F5_SHAPES = [  # fp32 -> fp8 cast-transpose: 4-byte loads, 1-byte stores both wa
     ("F5-fp8-cast-transpose-dbias", "fp32", 25216, 3072),
     ("F5-fp8-cast-transpose-dbias", "fp32", 4096, 3072),
 ]
+TWO_REDUCTION_SHAPES = [  # amax + sum, and LayerNorm backward's two sums: the corpus cases farthest from SOL
+    ("F3-amax", "bf16", 1024, 4096),
+    ("F3-amax", "fp16", 3152, 3072),
+    ("F3-layernorm-backward", "bf16", 8192, 4096),
+    ("F3-layernorm-backward", "fp16", 8192, 768),
+]
 SHAPES = [
     ("F1-t", "fp32", 25216, 3072),
     ("F1-t", "bf16", 25216, 3072),
@@ -59,7 +65,7 @@ def itemsize(family: str, dtype: str) -> int:
 def launches(family: str, dtype: str, rows: int, cols: int) -> list[str]:
     """Launch-config strings to try for one shape."""
     out = []
-    small = (family, dtype, rows, cols) in SMALL_SHAPES + F5_SHAPES
+    small = (family, dtype, rows, cols) in SMALL_SHAPES + F5_SHAPES + TWO_REDUCTION_SHAPES
     tiles = TILES[itemsize(family, dtype)]
     for xblock, rblock, warps in tiles[: 4 if (family, dtype, rows, cols) in SMALL_SHAPES else None]:
         col_blocks, row_blocks = -(-cols // xblock), -(-rows // rblock)
@@ -106,10 +112,10 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", type=pathlib.Path, required=True)
     parser.add_argument("--workers", type=int, default=12)
-    parser.add_argument("--shapes", choices=["large", "small", "f5"], default="large",
-                        help="SHAPES, SMALL_SHAPES or F5_SHAPES")
+    parser.add_argument("--shapes", choices=["large", "small", "f5", "two"], default="large",
+                        help="SHAPES, SMALL_SHAPES, F5_SHAPES or TWO_REDUCTION_SHAPES")
     args = parser.parse_args(argv)
-    shapes = {"large": SHAPES, "small": SMALL_SHAPES, "f5": F5_SHAPES}[args.shapes]
+    shapes = {"large": SHAPES, "small": SMALL_SHAPES, "f5": F5_SHAPES, "two": TWO_REDUCTION_SHAPES}[args.shapes]
     items = variants(shapes)
     with multiprocessing.get_context("spawn").Pool(args.workers) as pool:
         warm = dict(zip(items, pool.map(_warm, items, chunksize=1)))
