@@ -66,8 +66,9 @@ class ReductionTransposeChoices(InductorChoices):
         rows = V.graph.sizevars.optimization_hint(features.reduction_numel)
         num_sms = DeviceProperties.create(V.graph.get_current_device_or_throw()).multi_processor_count
         narrowest, widest = _itemsizes(features, site)
+        reductions = sum(1 for n in features.scheduler_nodes() if n.is_reduction())
         launch = launch_config(cols, rows, narrowest, widest, num_sms, config.launch_override(),
-                               _arithmetic_ops(features))
+                               _arithmetic_ops(features), reductions)
         last_block = _single_loop(features)
         if not last_block:
             launch = _co_resident(launch, cols, num_sms)

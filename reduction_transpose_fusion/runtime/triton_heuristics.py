@@ -47,6 +47,13 @@ MAX_RSPLIT = 64
 MAX_PARTIALS_FRACTION = 0.01
 # Smallest tile edge: one warp's 32 lanes, so a small C or N never leaves lanes masked off in both directions.
 MIN_BLOCK = 16
+# Two or more reductions in a 16-bit kernel (LayerNorm backward's two sums, amax + sum): each adds an fp32
+# accumulator tile and a partials row per program, and the sweep of four such shapes (bf16[1024, 4096],
+# fp16[3152, 3072], bf16[8192, 4096], fp16[8192, 768]; benchmarks/results/sweeps/2026-11-29-h200-sweep-two.csv)
+# was best or within 6% of best at R0_BLOCK 64 and 4 programs per SM (1.64, 1.22, 1.32, 1.14x copy SOL), against
+# 1.86, 1.54, 1.40, 1.32x with the one-reduction rules in the corpus run.
+MULTI_REDUCTION_R0_BLOCK = 64
+MULTI_REDUCTION_PROGRAMS_PER_SM = 4
 # A producer this long (ops per element, e.g. a GELU backward's ~60 with its tanh) keeps so many temporaries live
 # that 64 elements a thread spill (ptxas: 255 registers and a 344-byte stack for bf16 X64 R128 on 4 warps);
 # such kernels get twice the warps for the same tile.
@@ -69,7 +76,7 @@ class LaunchConfig:
 
 
 def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: int,
-                  override: dict[str, int] | None = None, ops: int = 0) -> LaunchConfig:
+                  override: dict[str, int] | None = None, ops: int = 0, reductions: int = 1) -> LaunchConfig:
     """Choose the launch for a fused kernel over ``x [rows, cols]``.
 
     Args:
@@ -80,6 +87,7 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
         num_sms: streaming multiprocessors of the device (132 on an H200).
         override: keys of :class:`LaunchConfig` to force (``reduction_transpose_fusion_launch_config``).
         ops: arithmetic ops per element in the kernel's loop (loads, stores and constants not counted).
+        reductions: reductions the kernel computes (F3: two).
 
     Raises:
         ValueError: if a size is not positive, or an override block is not a power of two.
@@ -91,6 +99,8 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
     xblock = XBLOCK_BY_WIDEST[min(XBLOCK_BY_WIDEST, key=lambda k: abs(k - widest))]
     rblock = min(STORE_RUN_BYTES // narrowest, TILE_ELEMENTS // xblock)
     warps, programs_per_sm = NUM_WARPS * (2 if ops > HEAVY_OPS else 1), PROGRAMS_PER_SM
+    if reductions > 1 and widest <= 2:
+        rblock, programs_per_sm = min(rblock, MULTI_REDUCTION_R0_BLOCK), MULTI_REDUCTION_PROGRAMS_PER_SM
     if cols >= WIDE_TILE_SCALE * num_sms * xblock:
         xblock, warps = xblock * WIDE_TILE_SCALE, warps * WIDE_TILE_SCALE
         programs_per_sm = WIDE_PROGRAMS_PER_SM

@@ -75,3 +75,11 @@ def test_heavy_producers_get_more_warps():
     light = th.launch_config(3072, 25216, 2, 2, H200_SMS, ops=6)
     heavy = th.launch_config(3072, 25216, 2, 2, H200_SMS, ops=th.HEAVY_OPS + 1)
     assert heavy.num_warps == 2 * light.num_warps and (heavy.XBLOCK, heavy.R0_BLOCK) == (light.XBLOCK, light.R0_BLOCK)
+
+
+def test_two_reductions_in_16_bit_get_a_shorter_tile_and_fewer_programs():
+    """The two-reduction sweep's best launches (sweeps/2026-11-29-h200-sweep-two.csv); fp32 keeps its rules."""
+    two = th.launch_config(3072, 3152, 2, 2, 132, reductions=2)
+    assert (two.XBLOCK, two.R0_BLOCK, two.RSPLIT, two.num_warps) == (64, 64, 11, 4)
+    assert th.launch_config(768, 8192, 2, 2, 132, reductions=2).RSPLIT == 40  # 4 per SM, capped by the partials budget
+    assert th.launch_config(3072, 25216, 4, 4, 132, reductions=2) == th.launch_config(3072, 25216, 4, 4, 132)
