@@ -20,11 +20,10 @@ if not HAS_GPU:
 
     fake_cuda.install()
 
-import logging  # noqa: E402
-
 import pytest  # noqa: E402
 
 import reduction_transpose_fusion  # noqa: E402,F401  (registers the config entries and backend)
+from reduction_transpose_fusion_testing.logs import decision_log  # noqa: E402
 
 
 def pytest_collection_modifyitems(config, items):
@@ -41,13 +40,5 @@ def pytest_collection_modifyitems(config, items):
 @pytest.fixture
 def decisions():
     """The INFO records of the package's log while the test runs."""
-    records: list[str] = []
-    handler = logging.Handler(logging.INFO)
-    handler.emit = lambda record: records.append(record.getMessage())
-    logger = logging.getLogger("reduction_transpose_fusion")
-    old = logger.level
-    logger.addHandler(handler)
-    logger.setLevel(logging.INFO)
-    yield records
-    logger.removeHandler(handler)
-    logger.setLevel(old)
+    with decision_log() as records:
+        yield records

@@ -26,10 +26,8 @@ variable higher for a longer local campaign.  ``--hypothesis-show-statistics`` s
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import functools
-import logging
 import os
 import re
 from collections.abc import Callable
@@ -38,6 +36,7 @@ import torch
 from hypothesis import HealthCheck, event, example, given, note, settings
 from hypothesis import strategies as st
 
+from reduction_transpose_fusion_testing.logs import decision_log
 from reduction_transpose_fusion_testing import families, interpret
 
 EXAMPLES = int(os.environ.get("RTF_CAMPAIGN_EXAMPLES", "150"))
@@ -101,23 +100,6 @@ def random_inputs(shapes, dtype: torch.dtype, seed: int) -> list[torch.Tensor]:
 
 
 # ---- the decision log and the kernels of a module ----
-
-
-@contextlib.contextmanager
-def decision_log():
-    """The messages of logger ``reduction_transpose_fusion`` (INFO and up) emitted inside the block."""
-    records: list[str] = []
-    handler = logging.Handler(logging.INFO)
-    handler.emit = lambda record: records.append(record.getMessage())
-    logger = logging.getLogger("reduction_transpose_fusion")
-    logger.addHandler(handler)
-    old = logger.level
-    logger.setLevel(logging.INFO)
-    try:
-        yield records
-    finally:
-        logger.removeHandler(handler)
-        logger.setLevel(old)
 
 
 REDUCTION_OPS = re.compile(r"aten\.(sum|amax|amin|mean)\b")

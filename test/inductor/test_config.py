@@ -90,23 +90,12 @@ def test_torch_logs_enables_the_decision_log():
     assert out.stdout.split()[-1] == str(logging.INFO)
 
 
-def test_each_site_is_logged_fused_or_skipped_with_why():
-    records = []
-    handler = logging.Handler(logging.INFO)
-    handler.emit = lambda record: records.append(record.getMessage())
-    logger = logging.getLogger("reduction_transpose_fusion")
-    logger.addHandler(handler)
-    old = logger.level
-    logger.setLevel(logging.INFO)
-    try:
-        case = families.CASES["F1-t"]
-        for rows in (4096, 64):
-            interpret.generate(case.fn, interpret.fake_inputs(*case.specs(rows, 1024, torch.float32)),
-                               reduction_transpose_fusion=True)
-    finally:
-        logger.removeHandler(handler)
-        logger.setLevel(old)
-    text = "\n".join(records)
+def test_each_site_is_logged_fused_or_skipped_with_why(decisions):
+    case = families.CASES["F1-t"]
+    for rows in (4096, 64):
+        interpret.generate(case.fn, interpret.fake_inputs(*case.specs(rows, 1024, torch.float32)),
+                           reduction_transpose_fusion=True)
+    text = "\n".join(decisions)
     assert "fused sum_1 with transposed copy clone into one kernel (C=1024, N=4096)" in text
     assert "candidate clone + sum_1 (x=arg0_1, float32, N=4096, C=1024, 16777216 bytes)" in text
     assert "skip clone + sum_1 (x=arg0_1, float32, N=64, C=1024, 262144 bytes): 262144 bytes transposed < gate 1048576" in text
