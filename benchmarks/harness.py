@@ -13,9 +13,7 @@ counts and the launch chosen, and every time is NaN.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import logging
 import math
 import time
 from typing import Any, Callable
@@ -25,6 +23,7 @@ import torch._inductor.config as inductor_config
 from torch._inductor import metrics
 
 from reduction_transpose_fusion_testing import families
+from reduction_transpose_fusion_testing.logs import decision_log
 
 FUSED = {"reduction_transpose_fusion": True}  # as shipped: the size gate and profitability rules apply
 # every safe site fused: what the profitability rules were measured with (run.py --force)
@@ -53,41 +52,17 @@ class Case:
         return families.DTYPES[self.dtype]
 
 
-class DecisionLog(logging.Handler):
-    """Collects the package's INFO log lines (its fusion decisions) while a case compiles."""
-
-    def __init__(self):
-        super().__init__(logging.INFO)
-        self.lines: list[str] = []
-
-    def emit(self, record):
-        self.lines.append(record.getMessage())
-
-    @contextlib.contextmanager
-    def capture(self):
-        logger = logging.getLogger("reduction_transpose_fusion")
-        old_level = logger.level
-        logger.addHandler(self)
-        logger.setLevel(logging.INFO)
-        try:
-            yield self
-        finally:
-            logger.removeHandler(self)
-            logger.setLevel(old_level)
-
-
 def compile_fn(fn: Callable, inputs: list[torch.Tensor], options: dict) -> tuple[Callable, int, float, list[str]]:
     """torch.compile ``fn`` with ``options``; returns (compiled, kernels generated, compile seconds, decisions)."""
     torch._dynamo.reset()  # each case compiles from scratch (and never hits the recompile limit)
     compiled = torch.compile(fn, dynamic=False, options=options)
     metrics.reset()
-    log = DecisionLog()
     start = time.perf_counter()
-    with log.capture():
+    with decision_log() as decisions:
         compiled(*inputs)
         torch.cuda.synchronize()
     seconds = time.perf_counter() - start
-    return compiled, metrics.generated_kernel_count, seconds, log.lines
+    return compiled, metrics.generated_kernel_count, seconds, decisions
 
 
 def bench(fn: Callable[[], Any]) -> float:
@@ -177,9 +152,8 @@ def codegen_only(row: Case, fused_options: dict = FUSED) -> dict[str, Any]:
 
     case = row.family_case
     specs = case.specs(row.rows, row.cols, row.torch_dtype)
-    log = DecisionLog()
     stock = interpret.generate(case.fn, interpret.fake_inputs(*specs), **STOCK)
-    with log.capture():
+    with decision_log() as decisions:
         fused = interpret.generate(case.fn, interpret.fake_inputs(*specs), **fused_options)
     with torch.device("meta"):
         inputs = [torch.empty(s, dtype=d) for s, d in specs]
@@ -187,7 +161,7 @@ def codegen_only(row: Case, fused_options: dict = FUSED) -> dict[str, Any]:
     result = _common(row, inputs, nbytes(inputs) + nbytes(outputs)) | dict(
         kernels_stock=len(interpret.kernel_names(stock)),
         kernels_fused=len(interpret.kernel_names(fused)),
-        decisions=" | ".join(log.lines),
+        decisions=" | ".join(decisions),
     )
     return _derived(result)
 
@@ -248,9 +222,8 @@ def measure_float8_mlp(tokens: int = 16384, dim: int = 4096, hidden: int = 4096,
         torch._dynamo.reset()
         compiled = torch.compile(m, options=options)
         metrics.reset()
-        log = DecisionLog()
         start = time.perf_counter()
-        with log.capture():
+        with decision_log() as decisions:
             compiled(x).backward(grad_y)
             torch.cuda.synchronize()
         seconds = time.perf_counter() - start
@@ -259,7 +232,7 @@ def measure_float8_mlp(tokens: int = 16384, dim: int = 4096, hidden: int = 4096,
         step = lambda: compiled(x).backward(grad_y)  # noqa: E731
         runs[label] = dict(kernels=metrics.generated_kernel_count, compile_s=seconds, grads=grads,
                            ms=bench_with_grads(step, params), ms_repeat=bench_with_grads(step, params),
-                           decisions=log.lines)
+                           decisions=decisions)
     stock, fused = runs["stock"], runs["fused"]
     biases = [i for i, p in enumerate(model().parameters()) if p.dim() == 1]
     err = max(((f.double() - s.double()).norm() / s.double().norm()).item()

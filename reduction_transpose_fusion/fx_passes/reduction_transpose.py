@@ -56,12 +56,10 @@ class Site:
         source: FX name of the shared full-size tensor ``x`` (numel N * C).
         rows: N, the reduced extent (rnumel of the fused kernel), a sympy expression.
         cols: C, the kept extent (numel of the fused kernel), a sympy expression.
-        nbytes: bytes of the transposed tensor ``v`` (numel * element size, from size hints for dynamic
-            shapes), or None when a size is unbacked and has no hint.
-        row_bytes: (bytes of a row of ``v``, bytes of a row of ``v.T``) from size hints, or None if unbacked.
+        hints: (N, C) from size hints (dynamic shapes: no guard added), or None when a size is unbacked.
+        itemsize: bytes per element of ``v``.
         producer_ops: names of the pointwise ops between ``x`` and ``u`` or ``v`` (e.g. ``{"mul", "add"}``).
         dtype: dtype of ``v`` (e.g. "bfloat16").
-        hints: (N, C) from size hints, or None if unbacked.
     """
 
     transpose: str
@@ -69,11 +67,20 @@ class Site:
     source: str
     rows: sympy.Expr
     cols: sympy.Expr
-    nbytes: Optional[int]
-    row_bytes: Optional[tuple[int, int]] = None
+    hints: Optional[tuple[int, int]]
+    itemsize: int
     producer_ops: frozenset = frozenset()
     dtype: str = ""
-    hints: Optional[tuple[int, int]] = None
+
+    @property
+    def nbytes(self) -> Optional[int]:
+        """Bytes of the transposed tensor ``v`` (from size hints), or None if unbacked."""
+        return None if self.hints is None else self.hints[0] * self.hints[1] * self.itemsize
+
+    @property
+    def row_bytes(self) -> Optional[tuple[int, int]]:
+        """(bytes of a row of ``v``, bytes of a row of ``v.T``) from size hints, or None if unbacked."""
+        return None if self.hints is None else (self.hints[1] * self.itemsize, self.hints[0] * self.itemsize)
 
     def describe(self) -> str:
         """``"clone + sum_1 (x=arg0_1, bfloat16, N=4096, C=1024, 8388608 bytes)"``, for the decision log."""
@@ -192,7 +199,7 @@ def skip_reason(site: Site) -> Optional[str]:
     """
     if torch.are_deterministic_algorithms_enabled():
         return "torch.use_deterministic_algorithms(True): the fused kernel's finish takes an atomic ticket"
-    if site.nbytes is None or site.row_bytes is None:
+    if site.hints is None:
         return "a size has no hint (unbacked), so the gate cannot be decided"
     if site.nbytes == 0:
         return "empty tensor (N * C == 0)"
@@ -250,13 +257,9 @@ def find_sites(graph: torch.fx.Graph) -> list[Site]:
             if not shared:
                 log.debug("not a site %s + %s: no shared source", copy.name, red.name)
                 continue
-            numel = _hint_numel(v)
-            itemsize = v.meta["val"].element_size()
-            nbytes = None if numel is None else numel * itemsize
-            hints = _hints((n, c))
-            row_bytes = None if hints is None else (hints[1] * itemsize, hints[0] * itemsize)
-            sites.append(Site(copy.name, red.name, shared[0].name, _expr(rows), _expr(cols), nbytes, row_bytes,
-                              u_ops | v_ops, str(v.meta["val"].dtype).removeprefix("torch."), hints))
+            val = v.meta["val"]
+            sites.append(Site(copy.name, red.name, shared[0].name, _expr(rows), _expr(cols), _hints((n, c)),
+                              val.element_size(), u_ops | v_ops, str(val.dtype).removeprefix("torch.")))
     return sites
 
 
@@ -388,12 +391,6 @@ def _hints(sizes) -> Optional[tuple[int, ...]]:
     if not all(not isinstance(s, torch.SymInt) or has_hint(s) for s in sizes):
         return None
     return tuple(size_hint(s) for s in sizes)
-
-
-def _hint_numel(n: torch.fx.Node) -> Optional[int]:
-    """numel from size hints, or None if a size is unbacked."""
-    hints = _hints(_shape(n))
-    return None if hints is None else math.prod(hints, start=1)
 
 
 def _node(graph: torch.fx.Graph, name: str) -> torch.fx.Node:

@@ -80,7 +80,7 @@ SEQUENCES = {  # (how sizes are made dynamic, the [N, C] shapes called in order)
 }
 
 
-def frames_for(how, options, decisions):
+def frames_for(how, options):
     """Compile F3 (LayerNorm backward) once per frame dynamo asks for, call it at each size; check every result."""
     case = families.CASES["F3-layernorm-backward"]
     counter = CompileCounterWithBackend("inductor")
@@ -101,10 +101,10 @@ def frames_for(how, options, decisions):
 
 @pytest.mark.parametrize("how", list(SEQUENCES))
 def test_dynamic_shapes_recompile_no_more_than_stock(how, decisions):
-    fused_frames = frames_for(how, {"reduction_transpose_fusion": True}, decisions)
+    fused_frames = frames_for(how, {"reduction_transpose_fusion": True})
     assert any(r.startswith("fused ") for r in decisions), "the dynamic-shape site did not fuse"
     torch._dynamo.reset()
-    assert fused_frames <= frames_for(how, STOCK, decisions)
+    assert fused_frames <= frames_for(how, STOCK)
 
 
 # ---- 2. huge, tiny, empty and odd inputs ----

@@ -233,13 +233,10 @@ def test_reruns_are_bitwise_identical():
 
 
 def test_every_candidate_is_logged_with_sizes_dtype_and_why(decisions):
-    x = randn(4096, 512, dtype=torch.bfloat16)
-    y = randn(4096, 512, dtype=torch.bfloat16)
     interpret.generate(two_copies_no_partner, interpret.fake_inputs(*[((4096, 512), torch.bfloat16)] * 2), **ON)
     text = "\n".join(decisions)
     assert "skip clone bfloat16[512, 4096]: not a site: no leading-dim reduction reads the same tensor" in text
     assert "skip sum_1 bfloat16[512]: not a site: no transposed contiguous copy of the same tensor" in text
-    del x, y
 
 
 def test_an_unrolled_reduction_is_logged_as_skipped(decisions):
