@@ -34,6 +34,28 @@ TWO_REDUCTION_SHAPES = [  # amax + sum, and LayerNorm backward's two sums: the c
     ("F3-layernorm-backward", "bf16", 8192, 4096),
     ("F3-layernorm-backward", "fp16", 8192, 768),
 ]
+PIPELINE_SHAPES = [  # one fused corpus case per family and dtype class, for TMA and software pipelining
+    ("F1-t", "fp32", 25216, 3072),
+    ("F1-t", "bf16", 25216, 3072),
+    ("F1-t", "bf16", 32768, 14336),
+    ("F5-fp8-cast-transpose-dbias", "bf16", 32768, 4096),
+    ("F5-fp8-cast-transpose-dbias", "bf16", 32768, 11008),
+    ("F3-layernorm-backward", "bf16", 8192, 4096),
+    ("F3-layernorm-backward", "fp32", 25216, 768),
+    ("F3-amax", "bf16", 1024, 4096),
+    ("F4-flatten", "fp16", 8192, 4096),
+    ("F2-mul-add", "fp16", 4096, 3072),
+    ("F1-t", "fp16", 2048, 2048),
+    ("F5-bf16-cast", "fp32", 32768, 4096),
+]
+# launch overrides on top of the shipped heuristic: software pipelining of the row loop, then TMA stores, TMA loads
+PIPELINE_VARIANTS = [
+    "", "num_stages=3",
+    "tma_stores=1", "tma_stores=1,num_stages=3",
+    "tma_loads=1,num_stages=3",
+    "tma_loads=1,tma_stores=1,num_stages=2", "tma_loads=1,tma_stores=1,num_stages=3",
+    "tma_loads=1,tma_stores=1,num_stages=3,num_warps=8",
+]
 SHAPES = [
     ("F1-t", "fp32", 25216, 3072),
     ("F1-t", "bf16", 25216, 3072),
@@ -64,6 +86,8 @@ def itemsize(family: str, dtype: str) -> int:
 
 def launches(family: str, dtype: str, rows: int, cols: int) -> list[str]:
     """Launch-config strings to try for one shape."""
+    if (family, dtype, rows, cols) in PIPELINE_SHAPES:
+        return PIPELINE_VARIANTS + _rsplit_variants(family, dtype, rows, cols)
     out = []
     small = (family, dtype, rows, cols) in SMALL_SHAPES + F5_SHAPES + TWO_REDUCTION_SHAPES
     tiles = TILES[itemsize(family, dtype)]
@@ -79,6 +103,19 @@ def launches(family: str, dtype: str, rows: int, cols: int) -> list[str]:
     x, r, w = TILES[itemsize(family, dtype)][0]
     out.append(f"XBLOCK={x},R0_BLOCK={r},num_warps={w},num_stages=2")  # pipelined default tile
     return out
+
+
+def _rsplit_variants(family: str, dtype: str, rows: int, cols: int) -> list[str]:
+    """Pipelined TMA launches with the heuristic's RSPLIT halved and doubled (fewer, longer loops or more programs)."""
+    from reduction_transpose_fusion.runtime.triton_heuristics import launch_config
+
+    size = itemsize(family, dtype)
+    narrow, wide = (1, 2 if dtype != "fp32" else 4) if family.startswith("F5-fp8") else (min(size, 2), size)
+    if family == "F5-bf16-cast":
+        narrow, wide = 2, 4
+    rsplit = launch_config(cols, rows, narrow, wide, NUM_SMS, reductions=2 if family.startswith("F3") else 1).RSPLIT
+    pipelined = "tma_loads=1,tma_stores=1,num_stages=3"
+    return [f"{pipelined},RSPLIT={r}" for r in sorted({max(1, rsplit // 2), min(128, rsplit * 2)} - {rsplit})]
 
 
 def variants(shapes) -> list[tuple]:
@@ -112,10 +149,11 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", type=pathlib.Path, required=True)
     parser.add_argument("--workers", type=int, default=12)
-    parser.add_argument("--shapes", choices=["large", "small", "f5", "two"], default="large",
-                        help="SHAPES, SMALL_SHAPES, F5_SHAPES or TWO_REDUCTION_SHAPES")
+    parser.add_argument("--shapes", choices=["large", "small", "f5", "two", "pipeline"], default="large",
+                        help="SHAPES, SMALL_SHAPES, F5_SHAPES, TWO_REDUCTION_SHAPES or PIPELINE_SHAPES")
     args = parser.parse_args(argv)
-    shapes = {"large": SHAPES, "small": SMALL_SHAPES, "f5": F5_SHAPES, "two": TWO_REDUCTION_SHAPES}[args.shapes]
+    shapes = {"large": SHAPES, "small": SMALL_SHAPES, "f5": F5_SHAPES, "two": TWO_REDUCTION_SHAPES,
+              "pipeline": PIPELINE_SHAPES}[args.shapes]
     items = variants(shapes)
     with multiprocessing.get_context("spawn").Pool(args.workers) as pool:
         warm = dict(zip(items, pool.map(_warm, items, chunksize=1)))
@@ -134,7 +172,8 @@ def main(argv=None) -> None:
         case = families.CASES[family]
         inputs = case.inputs(n, c, families.DTYPES[dtype], device="cuda")
         stock_fn, _, _, _ = harness.compile_fn(case.fn, inputs, harness.STOCK)
-        moved = harness.nbytes(inputs) + harness.nbytes(stock_fn(*inputs))
+        stock_out = stock_fn(*inputs)
+        moved = harness.nbytes(inputs) + harness.nbytes(stock_out)
         sol, stock = harness.copy_sol_ms(moved), harness.bench(lambda: stock_fn(*inputs))
         for launch in launches(*shape):
             row = dict(family=family, dtype=dtype, rows=n, cols=c, launch=launch, copy_sol_ms=sol, stock_ms=stock)
@@ -144,8 +183,9 @@ def main(argv=None) -> None:
             options = harness.FUSED | {"reduction_transpose_fusion_launch_config": launch}
             fused_fn, kernels, seconds, _ = harness.compile_fn(case.fn, inputs, options)
             ms = harness.bench(lambda: fused_fn(*inputs))
+            err, exact = harness.check(case, inputs, fused_fn(*inputs), stock_out)
             rows.append(row | dict(kernels=kernels, fused_ms=ms, fused_over_sol=ms / sol, speedup=stock / ms,
-                                   compile_s=seconds))
+                                   compile_s=seconds, max_rel_err=err, transposed_bit_exact=exact))
         torch.cuda.empty_cache()
     frame = pd.DataFrame(rows)
     args.out.mkdir(parents=True, exist_ok=True)

@@ -62,16 +62,24 @@ HEAVY_OPS = 32
 
 @dataclasses.dataclass(frozen=True)
 class LaunchConfig:
-    """A launch of the fused kernel.  ``as_dict()`` is what Inductor's ``FixedTritonConfig`` takes."""
+    """A launch of the fused kernel.  ``as_dict()`` is what Inductor's ``FixedTritonConfig`` takes.
+
+    ``tma_loads`` / ``tma_stores`` are code-generation choices, not launch parameters: 1 moves the kernel's
+    full-size tiles through Hopper tensor descriptors where Inductor can (see ``codegen/triton.py``).
+    """
 
     XBLOCK: int
     R0_BLOCK: int
     RSPLIT: int
     num_warps: int
     num_stages: int = 1
+    tma_loads: int = 0
+    tma_stores: int = 0
 
     def as_dict(self) -> dict[str, int]:
-        return dataclasses.asdict(self)
+        out = dataclasses.asdict(self)
+        del out["tma_loads"], out["tma_stores"]
+        return out
 
 
 
@@ -116,6 +124,8 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
         RSPLIT=rsplit,
         num_warps=override.get("num_warps", warps),
         num_stages=override.get("num_stages", 1),
+        tma_loads=override.get("tma_loads", 0),
+        tma_stores=override.get("tma_stores", 0),
     )
 
 
