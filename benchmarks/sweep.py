@@ -34,20 +34,6 @@ TWO_REDUCTION_SHAPES = [  # amax + sum, and LayerNorm backward's two sums: the c
     ("F3-layernorm-backward", "bf16", 8192, 4096),
     ("F3-layernorm-backward", "fp16", 8192, 768),
 ]
-PIPELINE_SHAPES = [  # one fused corpus case per family and dtype class, for TMA and software pipelining
-    ("F1-t", "fp32", 25216, 3072),
-    ("F1-t", "bf16", 25216, 3072),
-    ("F1-t", "bf16", 32768, 14336),
-    ("F5-fp8-cast-transpose-dbias", "bf16", 32768, 4096),
-    ("F3-layernorm-backward", "bf16", 8192, 4096),
-    ("F4-flatten", "fp16", 8192, 4096),
-    ("F2-mul-add", "fp16", 4096, 3072),
-    ("F5-bf16-cast", "fp32", 32768, 4096),
-]
-# First pipeline sweep (2026-11-29-h200-sweep-pipeline.csv): TMA and pipelining lost to the shipped launch except
-# with fewer programs.  Each program builds its tensor descriptors on the device, so the second sweep separates
-# "fewer programs" from "TMA": RSPLIT at 1/2, 1/4, 1/8 of the heuristic's, with and without TMA.
-PIPELINE_FRACTIONS = (2, 4, 8)
 SHAPES = [
     ("F1-t", "fp32", 25216, 3072),
     ("F1-t", "bf16", 25216, 3072),
@@ -76,10 +62,28 @@ def itemsize(family: str, dtype: str) -> int:
     return {"fp32": 4, "bf16": 2, "fp16": 2}[dtype]
 
 
+WAVES_FILE = pathlib.Path(__file__).with_name("sweep_waves.csv")
+
+
+def wave_launches() -> dict[tuple, list[str]]:
+    """{shape: launches} of :data:`WAVES_FILE`: every fused corpus case >= 8 MB with the launch of the heuristic it
+    ran with on 2026-11-29 ("", ceil(8 programs per SM)) and the RSPLITs whose grids come nearest below 396, 528, 792
+    and 1056 programs (one or two waves of 3 or 4 resident 4-warp programs per SM on 132 SMs), within the row tiles.
+    ``programs`` is RSPLIT times the column blocks of that launch's XBLOCK."""
+    import pandas as pd
+
+    frame = pd.read_csv(WAVES_FILE, keep_default_na=False)
+    out: dict[tuple, list[str]] = {}
+    for r in frame.itertuples():
+        out.setdefault((r.family, r.dtype, r.rows, r.cols), []).append(r.launch)
+    return out
+
+
 def launches(family: str, dtype: str, rows: int, cols: int) -> list[str]:
     """Launch-config strings to try for one shape."""
-    if (family, dtype, rows, cols) in PIPELINE_SHAPES:
-        return [""] + _rsplit_variants(family, dtype, rows, cols)
+    waves = wave_launches()
+    if (family, dtype, rows, cols) in waves:
+        return waves[(family, dtype, rows, cols)]
     out = []
     small = (family, dtype, rows, cols) in SMALL_SHAPES + F5_SHAPES + TWO_REDUCTION_SHAPES
     tiles = TILES[itemsize(family, dtype)]
@@ -94,21 +98,6 @@ def launches(family: str, dtype: str, rows: int, cols: int) -> list[str]:
             out.append(f"XBLOCK={xblock},R0_BLOCK={rblock},RSPLIT={rsplit},num_warps={warps},num_stages=1")
     x, r, w = TILES[itemsize(family, dtype)][0]
     out.append(f"XBLOCK={x},R0_BLOCK={r},num_warps={w},num_stages=2")  # pipelined default tile
-    return out
-
-
-def _rsplit_variants(family: str, dtype: str, rows: int, cols: int) -> list[str]:
-    """The heuristic's RSPLIT divided by :data:`PIPELINE_FRACTIONS`: plain, and TMA with 3 and 4 stages."""
-    from reduction_transpose_fusion.runtime.triton_heuristics import launch_config
-
-    size = itemsize(family, dtype)
-    narrow, wide = (1, 2 if dtype != "fp32" else 4) if family.startswith("F5-fp8") else (min(size, 2), size)
-    if family == "F5-bf16-cast":
-        narrow, wide = 2, 4
-    rsplit = launch_config(cols, rows, narrow, wide, NUM_SMS, reductions=2 if family.startswith("F3") else 1).RSPLIT
-    out = []
-    for r in sorted({max(1, rsplit // f) for f in PIPELINE_FRACTIONS} - {rsplit}, reverse=True):
-        out += [f"RSPLIT={r}"] + [f"tma_loads=1,tma_stores=1,num_stages={s},RSPLIT={r}" for s in (3, 4)]
     return out
 
 
@@ -143,11 +132,11 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", type=pathlib.Path, required=True)
     parser.add_argument("--workers", type=int, default=12)
-    parser.add_argument("--shapes", choices=["large", "small", "f5", "two", "pipeline"], default="large",
-                        help="SHAPES, SMALL_SHAPES, F5_SHAPES, TWO_REDUCTION_SHAPES or PIPELINE_SHAPES")
+    parser.add_argument("--shapes", choices=["large", "small", "f5", "two", "waves"], default="large",
+                        help="SHAPES, SMALL_SHAPES, F5_SHAPES, TWO_REDUCTION_SHAPES or the cases of WAVES_FILE")
     args = parser.parse_args(argv)
     shapes = {"large": SHAPES, "small": SMALL_SHAPES, "f5": F5_SHAPES, "two": TWO_REDUCTION_SHAPES,
-              "pipeline": PIPELINE_SHAPES}[args.shapes]
+              "waves": list(wave_launches())}[args.shapes]
     items = variants(shapes)
     with multiprocessing.get_context("spawn").Pool(args.workers) as pool:
         warm = dict(zip(items, pool.map(_warm, items, chunksize=1)))

@@ -17,13 +17,6 @@ version, because each item below is an unversioned internal that has changed bet
 | ``codegen/common.py`` ``DeferredLine``                   | a guard line must vanish with the store it guards         |
 | ``_logging/_internal.py`` ``register_log``               | ``torch._logging`` does not export it; it lists our log   |
 |                                                          |   beside Inductor's (``TORCH_LOGS``, ``set_logs``)        |
-| ``for r0_offset in tl.range(rsplit_start, rsplit_end,   | ``codegen_body`` writes the loop header with no way to    |
-|   R0_BLOCK):`` in the kernel source                      |   pass ``num_stages``; see :func:`pipeline_reduction_loop`|
-| ``codegen/triton.py`` ``TMACompatibilityChecker``         | ``TritonKernel.tma_compatibility_checker_cls`` is the     |
-|                                                          |   hook for per-access TMA; its base class is private      |
-| ``codegen/triton_utils.py`` ``is_unaligned_buffer``,      | the rule Inductor's signature uses for ``tt.divisibility``|
-|   ``codegen/common.py`` ``TensorArg``                    |   (a TMA base must be 16-byte aligned); see               |
-|                                                          |   :func:`is_aligned_buffer`                               |
 
 Everything else the package uses is an extension point that Inductor documents for out-of-tree use:
 ``InductorChoices`` / ``config.inductor_choices_class``, ``register_backend_for_device`` and its
@@ -37,11 +30,10 @@ from typing import Any
 
 import torch._inductor.config as inductor_config
 from torch._inductor.codegen import common as codegen_common
-from torch._inductor.codegen.common import DeferredLine, TensorArg
+from torch._inductor.codegen.common import DeferredLine
 from torch._inductor.codegen.cuda_combined_scheduling import CUDACombinedScheduling
 from torch._inductor.codegen.simd_kernel_features import DisableReduction, EnableReduction
-from torch._inductor.codegen.triton import FixedTritonConfig, TMACompatibilityChecker, TritonKernel, TritonScheduling
-from torch._inductor.codegen.triton_utils import is_unaligned_buffer
+from torch._inductor.codegen.triton import FixedTritonConfig, TritonKernel, TritonScheduling
 from torch._inductor.utils import IndentedBuffer
 from torch._inductor.virtualized import V
 from torch.utils._config_module import Config, _ConfigEntry
@@ -55,15 +47,12 @@ __all__ = [
     "FixedTritonConfig",
     "IndentedBuffer",
     "SUPPORTED_TORCH",
-    "TMACompatibilityChecker",
     "TritonKernel",
     "TritonScheduling",
     "V",
     "deferred_line",
     "drop_cooperative_launch",
     "install_choices",
-    "pipeline_reduction_loop",
-    "is_aligned_buffer",
     "register_config_entry",
     "register_cuda_backend",
     "register_log",
@@ -201,38 +190,7 @@ def drop_cooperative_launch(kernel_source: str) -> str:
     return kernel_source.replace(_COOPERATIVE_LAUNCH, "'launch_cooperative_grid': False")
 
 
-_REDUCTION_LOOP = "for r0_offset in tl.range(rsplit_start, rsplit_end, R0_BLOCK):"
-
-
-def pipeline_reduction_loop(kernel_source: str, stages: int) -> str:
-    """Ask Triton to software-pipeline a cooperative reduction's loop over ``stages`` stages.
-
-    Triton 3.6 pipelines loads that feed no ``tl.dot`` (prefetching tiles ``stages - 1`` iterations ahead, with
-    ``cp.async`` or TMA) only in loops that carry their own ``num_stages``; a kernel-level ``num_stages`` is not
-    enough.  ``TritonKernel.codegen_body`` (``triton.py:4998``) writes the loop header without one.
-
-    Raises:
-        AssertionError: if the source does not hold the loop header exactly once (Inductor changed how it prints it).
-    """
-    count = kernel_source.count(_REDUCTION_LOOP)
-    if count != 1:
-        raise AssertionError(f"expected {_REDUCTION_LOOP!r} once in the kernel source, found it {count} times")
-    return kernel_source.replace(_REDUCTION_LOOP, _REDUCTION_LOOP[:-2] + f", num_stages={stages}):")
-
-
 def deferred_line(buffer_name: str, line: str) -> DeferredLine:
     """A line of kernel code that Inductor drops if the store to ``buffer_name`` is removed."""
     return DeferredLine(buffer_name, line)
 
-
-
-def is_aligned_buffer(name: str) -> bool:
-    """True if Inductor treats buffer ``name``'s base pointer as 16-byte aligned.
-
-    The same rule that gives a kernel's pointer argument ``tt.divisibility=16`` in its signature
-    (``codegen/triton_utils.py`` ``is_unaligned_buffer``): graph inputs are aligned unless recorded in
-    ``V.graph.unaligned_buffers`` (Inductor copies an input that was aligned at compile time and is not at run time),
-    Inductor's own allocations are aligned, views into another buffer only if their offset is.
-    """
-    dtype = V.graph.get_dtype(name)
-    return not is_unaligned_buffer(TensorArg(name=name, buffer=name, dtype=dtype))

@@ -18,7 +18,6 @@ Everything else is ``InductorChoices``' default.  Each decision is logged under 
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 from typing import Any, Optional
 
@@ -79,9 +78,6 @@ class ReductionTransposeChoices(InductorChoices):
             override_persistent_reduction=False,
             fixed_config=FixedTritonConfig(launch.as_dict()),
             last_block_finish=last_block,
-            tma_loads=bool(launch.tma_loads),
-            tma_stores=bool(launch.tma_stores),
-            loop_stages=launch.num_stages,
         )
         return kwargs
 
@@ -137,7 +133,7 @@ def _co_resident(launch: LaunchConfig, cols: int, num_sms: int) -> LaunchConfig:
     """Cap the grid at one program per SM, which a cooperative launch can always make resident."""
     col_blocks = -(-cols // launch.XBLOCK)
     rsplit = max(1, min(launch.RSPLIT, num_sms // col_blocks))
-    return dataclasses.replace(launch, RSPLIT=rsplit)
+    return LaunchConfig(launch.XBLOCK, launch.R0_BLOCK, rsplit, launch.num_warps, launch.num_stages)
 
 
 def _log_decision(features, sites: list[Site], names: str, launch: LaunchConfig, last_block: bool) -> None:

@@ -12,7 +12,8 @@ Rules, each from the H200 sweep recorded in ``benchmarks/results/`` (see README,
 * **Tile**: both the load (contiguous along C) and the transposed store (contiguous along N) must be coalesced:
   ``XBLOCK`` from the widest full-size dtype (:data:`XBLOCK_BY_WIDEST`), ``R0_BLOCK`` a 256-byte run of the
   narrowest, within :data:`TILE_ELEMENTS`.  Tiles shrink to the next power of two of C or N.
-* **RSPLIT**: enough programs to fill the GPU (:data:`PROGRAMS_PER_SM` per SM), at most :data:`MAX_RSPLIT` (the
+* **RSPLIT**: one wave of resident programs (:data:`COPY_PROGRAMS_PER_SM` or :data:`PROGRAMS_PER_SM` per SM,
+  rounded down), at most :data:`MAX_RSPLIT` (the
   last program loads ``XBLOCK x RSPLIT`` partials at once), at most one program per ``R0_BLOCK`` rows, and few enough
   that the partials (``4 * RSPLIT * C`` bytes, written once and read once) stay under :data:`MAX_PARTIALS_FRACTION`
   of the bytes of ``x`` (in the widest dtype the kernel reads).
@@ -37,23 +38,32 @@ XBLOCK_BY_WIDEST = {1: 128, 2: 64, 4: 64, 8: 32}
 # When the column blocks alone are two waves of SMs (C >= 2 * SMs * XBLOCK, e.g. a 30522-word vocabulary), a wider
 # tile with 8 warps and few programs is better: f32[4096, 30522] ran at 1.20x SOL with X128 R64 w8 against 1.25x
 # with X64 R64 w4 (any RSPLIT); its fp32 -> fp8 cast-transpose at 1.48x with X128 R128 w8 RSPLIT 2 and 1.95x with
-# RSPLIT 5 (benchmarks/results/sweeps/2026-11-29-h200-sweep-f5.csv).
+# RSPLIT 5 (benchmarks/results/sweeps/2026-11-29-h200-sweep-f5.csv).  One program per SM: bf16[4096, 30522] ran at
+# 1.26x SOL with RSPLIT 1 against 1.49x with 2 (waves sweep).
 WIDE_TILE_SCALE = 2
-WIDE_PROGRAMS_PER_SM = 2
-# Programs per SM for RSPLIT: 8 was within noise of the best for all large shapes of the sweep (4 was best for
-# f32/bf16[25216, 3072] by <1%, 16 for bf16[65536, 1024] by 2%, 8 for the two-reduction F3 by 7%).
-PROGRAMS_PER_SM = 8
+WIDE_PROGRAMS_PER_SM = 1
+# Programs per SM for RSPLIT: one wave of resident programs, rounded down, so that every program is resident at
+# once and all finish together (a memory-bound grid a little over one or two waves ends in a tail of few programs).
+# From the H200 waves sweep (benchmarks/results/sweeps/2026-11-29-h200-sweep-waves.csv, 26 corpus cases, RSPLIT
+# for 3 or 4 programs per SM, one or two waves): plain copies (no producer op, one reduction; ~128 registers a
+# thread, 4 programs of 4 warps resident) were best at 4 per SM (bf16[25216, 3072] 1.16x copy SOL against 1.22x at
+# 3 per SM and 1.18x with the earlier rule, ceil(8 per SM)); kernels with a producer or a second reduction (up to 168
+# registers, 3 resident) at 3 per SM (bf16 -> fp8 [8192, 4096] 1.17x against 1.26x at 4 and 1.34x before).
+# Counts are for 4-warp programs; a kernel with twice the warps gets half.
+COPY_PROGRAMS_PER_SM = 4
+PROGRAMS_PER_SM = 3
 MAX_RSPLIT = 64
-MAX_PARTIALS_FRACTION = 0.01
+# 2%: mid-size inputs are limited by the budget rather than by the wave (fp16[2048, 2048] ran at 1.03x SOL with
+# 16 row splits, partials 1.6% of the input, against 1.21x with the 10 that 1% allowed; waves sweep).
+MAX_PARTIALS_FRACTION = 0.02
 # Smallest tile edge: one warp's 32 lanes, so a small C or N never leaves lanes masked off in both directions.
 MIN_BLOCK = 16
 # Two or more reductions in a 16-bit kernel (LayerNorm backward's two sums, amax + sum): each adds an fp32
 # accumulator tile and a partials row per program, and the sweep of four such shapes (bf16[1024, 4096],
 # fp16[3152, 3072], bf16[8192, 4096], fp16[8192, 768]; benchmarks/results/sweeps/2026-11-29-h200-sweep-two.csv)
-# was best or within 6% of best at R0_BLOCK 64 and 4 programs per SM (1.64, 1.22, 1.32, 1.14x copy SOL), against
-# 1.86, 1.54, 1.40, 1.32x with the one-reduction rules in the corpus run.
+# was best or within 6% of best at R0_BLOCK 64 (1.64, 1.22, 1.32, 1.14x copy SOL), against 1.86, 1.54, 1.40, 1.32x
+# with the one-reduction rules in the corpus run.
 MULTI_REDUCTION_R0_BLOCK = 64
-MULTI_REDUCTION_PROGRAMS_PER_SM = 4
 # A producer this long (ops per element, e.g. a GELU backward's ~60 with its tanh) keeps so many temporaries live
 # that 64 elements a thread spill (ptxas: 255 registers and a 344-byte stack for bf16 X64 R128 on 4 warps);
 # such kernels get twice the warps for the same tile.
@@ -62,24 +72,16 @@ HEAVY_OPS = 32
 
 @dataclasses.dataclass(frozen=True)
 class LaunchConfig:
-    """A launch of the fused kernel.  ``as_dict()`` is what Inductor's ``FixedTritonConfig`` takes.
-
-    ``tma_loads`` / ``tma_stores`` are code-generation choices, not launch parameters: 1 moves the kernel's
-    full-size tiles through Hopper tensor descriptors where Inductor can (see ``codegen/triton.py``).
-    """
+    """A launch of the fused kernel.  ``as_dict()`` is what Inductor's ``FixedTritonConfig`` takes."""
 
     XBLOCK: int
     R0_BLOCK: int
     RSPLIT: int
     num_warps: int
     num_stages: int = 1
-    tma_loads: int = 0
-    tma_stores: int = 0
 
     def as_dict(self) -> dict[str, int]:
-        out = dataclasses.asdict(self)
-        del out["tma_loads"], out["tma_stores"]
-        return out
+        return dataclasses.asdict(self)
 
 
 
@@ -106,9 +108,12 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
     override = override or {}
     xblock = XBLOCK_BY_WIDEST[min(XBLOCK_BY_WIDEST, key=lambda k: abs(k - widest))]
     rblock = min(STORE_RUN_BYTES // narrowest, TILE_ELEMENTS // xblock)
-    warps, programs_per_sm = NUM_WARPS * (2 if ops > HEAVY_OPS else 1), PROGRAMS_PER_SM
+    warps = NUM_WARPS
+    programs_per_sm = COPY_PROGRAMS_PER_SM if ops == 0 and reductions == 1 else PROGRAMS_PER_SM
+    if ops > HEAVY_OPS:  # twice the warps, so half the programs are resident (rounded up; not swept)
+        warps, programs_per_sm = 2 * warps, -(-programs_per_sm // 2)
     if reductions > 1 and widest <= 2:
-        rblock, programs_per_sm = min(rblock, MULTI_REDUCTION_R0_BLOCK), MULTI_REDUCTION_PROGRAMS_PER_SM
+        rblock = min(rblock, MULTI_REDUCTION_R0_BLOCK)
     if cols >= WIDE_TILE_SCALE * num_sms * xblock:
         xblock, warps = xblock * WIDE_TILE_SCALE, warps * WIDE_TILE_SCALE
         programs_per_sm = WIDE_PROGRAMS_PER_SM
@@ -124,15 +129,13 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
         RSPLIT=rsplit,
         num_warps=override.get("num_warps", warps),
         num_stages=override.get("num_stages", 1),
-        tma_loads=override.get("tma_loads", 0),
-        tma_stores=override.get("tma_stores", 0),
     )
 
 
 def _rsplit(cols: int, rows: int, itemsize: int, target_programs: int, xblock: int, rblock: int) -> int:
     col_blocks = -(-cols // xblock)
     row_blocks = -(-rows // rblock)
-    fill = -(-target_programs // col_blocks)
+    fill = target_programs // col_blocks  # rounded down: the grid stays within one wave
     # partials bytes 4*RSPLIT*C (read once) <= fraction * bytes of x (rows*cols*itemsize of the widest input)
     partial_budget = int(MAX_PARTIALS_FRACTION * rows * itemsize / 4)
     return max(1, min(fill, MAX_RSPLIT, row_blocks, partial_budget))

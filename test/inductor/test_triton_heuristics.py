@@ -32,17 +32,20 @@ def test_rsplit_bounds(cols, rows, itemsize):
     cfg = th.launch_config(cols, rows, itemsize, itemsize, H200_SMS)
     row_blocks = -(-rows // cfg.R0_BLOCK)
     assert 1 <= cfg.RSPLIT <= min(th.MAX_RSPLIT, row_blocks)
-    # partials (4 B per column per split) stay under 1% of x's bytes whenever a split happens at all
+    # partials (4 B per column per split) stay under the budget (2% of x's bytes) whenever a split happens at all
     if cfg.RSPLIT > 1:
         assert 4 * cfg.RSPLIT * cols <= th.MAX_PARTIALS_FRACTION * rows * cols * itemsize
     for block in (cfg.XBLOCK, cfg.R0_BLOCK):
         assert block >= th.MIN_BLOCK and block & (block - 1) == 0
 
 
-def test_rsplit_targets_programs_per_sm():
-    cfg = th.launch_config(cols=3072, rows=25216, narrowest=4, widest=4, num_sms=H200_SMS)
-    programs = cfg.RSPLIT * -(-3072 // cfg.XBLOCK)
-    assert th.PROGRAMS_PER_SM * H200_SMS <= programs < (th.PROGRAMS_PER_SM * H200_SMS + -(-3072 // cfg.XBLOCK))
+@pytest.mark.parametrize("ops,reductions,per_sm", [(0, 1, th.COPY_PROGRAMS_PER_SM), (3, 1, th.PROGRAMS_PER_SM),
+                                                   (1, 2, th.PROGRAMS_PER_SM)])
+def test_grid_is_one_wave_of_resident_programs(ops, reductions, per_sm):
+    """The waves sweep (sweeps/2026-11-29-h200-sweep-waves.csv): as many programs as fit at once, never a few more."""
+    cfg = th.launch_config(3072, 25216, 4, 4, H200_SMS, ops=ops, reductions=reductions)
+    col_blocks = -(-3072 // cfg.XBLOCK)
+    assert per_sm * H200_SMS - col_blocks < cfg.RSPLIT * col_blocks <= per_sm * H200_SMS
 
 
 def test_small_dims_shrink_tiles():
@@ -53,7 +56,7 @@ def test_small_dims_shrink_tiles():
 def test_wide_tiles_for_a_vocabulary():
     cfg = th.launch_config(cols=30522, rows=4096, narrowest=4, widest=4, num_sms=H200_SMS)
     assert (cfg.XBLOCK, cfg.num_warps) == (128, 8)
-    assert cfg.RSPLIT == -(-th.WIDE_PROGRAMS_PER_SM * H200_SMS // -(-30522 // 128))
+    assert cfg.RSPLIT == max(1, th.WIDE_PROGRAMS_PER_SM * H200_SMS // -(-30522 // 128)) == 1
 
 
 def test_partials_budget_counts_the_input_bytes():
@@ -78,8 +81,10 @@ def test_heavy_producers_get_more_warps():
 
 
 def test_two_reductions_in_16_bit_get_a_shorter_tile_and_fewer_programs():
-    """The two-reduction sweep's best launches (sweeps/2026-11-29-h200-sweep-two.csv); fp32 keeps its rules."""
+    """The two-reduction and waves sweeps (sweeps/2026-11-29-h200-sweep-{two,waves}.csv); fp32 keeps its tile."""
     two = th.launch_config(3072, 3152, 2, 2, 132, reductions=2)
-    assert (two.XBLOCK, two.R0_BLOCK, two.RSPLIT, two.num_warps) == (64, 64, 11, 4)
-    assert th.launch_config(768, 8192, 2, 2, 132, reductions=2).RSPLIT == 40  # 4 per SM, capped by the partials budget
-    assert th.launch_config(3072, 25216, 4, 4, 132, reductions=2) == th.launch_config(3072, 25216, 4, 4, 132)
+    assert (two.XBLOCK, two.R0_BLOCK, two.RSPLIT, two.num_warps) == (64, 64, 8, 4)  # 3 per SM: 384 programs
+    assert th.launch_config(768, 8192, 2, 2, 132, reductions=2).RSPLIT == 33  # 396 programs
+    fp32_two, fp32_one = th.launch_config(3072, 25216, 4, 4, 132, reductions=2), th.launch_config(3072, 25216, 4, 4, 132)
+    assert (fp32_two.XBLOCK, fp32_two.R0_BLOCK) == (fp32_one.XBLOCK, fp32_one.R0_BLOCK)
+    assert fp32_two.RSPLIT < fp32_one.RSPLIT  # a second accumulator: 3 resident programs per SM, not 4
