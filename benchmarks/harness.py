@@ -29,6 +29,9 @@ FUSED = {"reduction_transpose_fusion": True}  # as shipped: the size gate and pr
 # every safe site fused: what the profitability rules were measured with (run.py --force)
 FORCED = FUSED | {"reduction_transpose_fusion_min_bytes": 0, "reduction_transpose_fusion_profitability": False}
 STOCK = {"reduction_transpose_fusion": False}
+# measure() compiles every case cold in Inductor (Triton's kernel cache stays warm): a case whose graph an earlier case
+# compiled would otherwise hit the FX-graph cache, log no decision and report the cache's compile time.
+FRESH = {"fx_graph_cache": False}
 
 
 @dataclasses.dataclass
@@ -123,8 +126,8 @@ def measure(row: Case, fused_options: dict = FUSED, eager: bool = True) -> dict[
     """All numbers for one case on the GPU; see the module docstring for definitions."""
     case = row.family_case
     inputs = case.inputs(row.rows, row.cols, row.torch_dtype, device="cuda", seed=0)
-    stock_fn, stock_kernels, stock_s, _ = compile_fn(case.fn, inputs, STOCK)
-    fused_fn, fused_kernels, fused_s, decisions = compile_fn(case.fn, inputs, fused_options)
+    stock_fn, stock_kernels, stock_s, _ = compile_fn(case.fn, inputs, STOCK | FRESH)
+    fused_fn, fused_kernels, fused_s, decisions = compile_fn(case.fn, inputs, fused_options | FRESH)
     stock_out, fused_out = stock_fn(*inputs), fused_fn(*inputs)
     err, exact = check(case, inputs, fused_out, stock_out)
     moved = nbytes(inputs) + nbytes(fused_out)

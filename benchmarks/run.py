@@ -35,10 +35,11 @@ from tqdm import tqdm  # noqa: E402
 
 import reduction_transpose_fusion  # noqa: E402,F401
 from benchmarks import harness, plot  # noqa: E402
+from reduction_transpose_fusion.fx_passes.reduction_transpose import package_hash  # noqa: E402
 
 HERE = pathlib.Path(__file__).parent
 COLUMNS = [
-    "date", "gpu", "torch", "triton", "git_sha", "suite", "case", "family", "dtype", "rows", "cols", "input_mb",
+    "date", "gpu", "torch", "triton", "git_sha", "package_hash", "suite", "case", "family", "dtype", "rows", "cols", "input_mb",
     "bytes_moved", "gate_fuses_by_default", "kernels_stock", "kernels_fused", "copy_sol_ms", "eager_ms", "stock_ms",
     "fused_ms", "fused_ms_repeat", "noise_pct", "stock_over_sol", "fused_over_sol", "pct_of_sol", "speedup",
     "fused_gbps", "compile_s_stock", "compile_s_fused", "max_rel_err", "rel_err_ok", "transposed_bit_exact",
@@ -56,13 +57,14 @@ def load_cases(suite: str, patterns: list[str]) -> list[harness.Case]:
 
 
 def provenance(suite: str) -> dict:
-    sha = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=HERE).stdout
+    sha = subprocess.run(["git", "describe", "--always", "--dirty"], capture_output=True, text=True, cwd=HERE).stdout
     return dict(
         date=datetime.date.today().isoformat(),
         gpu=torch.cuda.get_device_name() if HAS_GPU else "none (codegen only, fake H200)",
         torch=torch.__version__,
         triton=triton.__version__,
         git_sha=sha.strip() or "unknown",
+        package_hash=package_hash().hex()[:16],  # the code that ran, whatever the checkout's .git says
         suite=suite,
     )
 

@@ -66,10 +66,12 @@ WAVES_FILE = pathlib.Path(__file__).with_name("sweep_waves.csv")
 
 
 def wave_launches() -> dict[tuple, list[str]]:
-    """{shape: launches} of :data:`WAVES_FILE`: every fused corpus case >= 8 MB with the launch of the heuristic it
-    ran with on 2026-11-29 ("", ceil(8 programs per SM)) and the RSPLITs whose grids come nearest below 396, 528, 792
-    and 1056 programs (one or two waves of 3 or 4 resident 4-warp programs per SM on 132 SMs), within the row tiles.
-    ``programs`` is RSPLIT times the column blocks of that launch's XBLOCK."""
+    """{shape: launches} of :data:`WAVES_FILE`: every fused corpus case >= 8 MB at the RSPLITs whose grids come
+    nearest below 396, 528, 792 and 1056 programs (one or two waves of 3 or 4 resident 4-warp programs per SM on 132
+    SMs), within the row tiles, and at the RSPLIT the launch rule before the waves sweep chose (``rule`` = "previous":
+    ceil(8 programs per SM); 4 for 16-bit kernels with two reductions, 2 on the wide path, fewer where the 1% partials
+    budget bound).  The sweep of 2026-11-29 ran that last launch as "" (the heuristic of the day).  ``programs`` is
+    RSPLIT times the column blocks."""
     import pandas as pd
 
     frame = pd.read_csv(WAVES_FILE, keep_default_na=False)
@@ -80,10 +82,7 @@ def wave_launches() -> dict[tuple, list[str]]:
 
 
 def launches(family: str, dtype: str, rows: int, cols: int) -> list[str]:
-    """Launch-config strings to try for one shape."""
-    waves = wave_launches()
-    if (family, dtype, rows, cols) in waves:
-        return waves[(family, dtype, rows, cols)]
+    """Launch-config strings to try for one shape (the tile sweeps; the waves sweep's come from its file)."""
     out = []
     small = (family, dtype, rows, cols) in SMALL_SHAPES + F5_SHAPES + TWO_REDUCTION_SHAPES
     tiles = TILES[itemsize(family, dtype)]
@@ -101,8 +100,9 @@ def launches(family: str, dtype: str, rows: int, cols: int) -> list[str]:
     return out
 
 
-def variants(shapes) -> list[tuple]:
-    return [(shape, launch) for shape in shapes for launch in launches(*shape)]
+def variants(shapes, table: dict[tuple, list[str]] | None = None) -> list[tuple]:
+    """(shape, launch) pairs: each shape's launches from ``table`` if given, else from :func:`launches`."""
+    return [(shape, launch) for shape in shapes for launch in (table[shape] if table else launches(*shape))]
 
 
 def _warm(item) -> str:
@@ -135,9 +135,10 @@ def main(argv=None) -> None:
     parser.add_argument("--shapes", choices=["large", "small", "f5", "two", "waves"], default="large",
                         help="SHAPES, SMALL_SHAPES, F5_SHAPES, TWO_REDUCTION_SHAPES or the cases of WAVES_FILE")
     args = parser.parse_args(argv)
-    shapes = {"large": SHAPES, "small": SMALL_SHAPES, "f5": F5_SHAPES, "two": TWO_REDUCTION_SHAPES,
-              "waves": list(wave_launches())}[args.shapes]
-    items = variants(shapes)
+    table = wave_launches() if args.shapes == "waves" else None
+    shapes = list(table) if table else {"large": SHAPES, "small": SMALL_SHAPES, "f5": F5_SHAPES,
+                                        "two": TWO_REDUCTION_SHAPES}[args.shapes]
+    items = variants(shapes, table)
     with multiprocessing.get_context("spawn").Pool(args.workers) as pool:
         warm = dict(zip(items, pool.map(_warm, items, chunksize=1)))
 
@@ -158,7 +159,7 @@ def main(argv=None) -> None:
         stock_out = stock_fn(*inputs)
         moved = harness.nbytes(inputs) + harness.nbytes(stock_out)
         sol, stock = harness.copy_sol_ms(moved), harness.bench(lambda: stock_fn(*inputs))
-        for launch in launches(*shape):
+        for launch in (table[shape] if table else launches(*shape)):
             row = dict(family=family, dtype=dtype, rows=n, cols=c, launch=launch, copy_sol_ms=sol, stock_ms=stock)
             if warm[(shape, launch)] != "ok":
                 rows.append(row | dict(error=warm[(shape, launch)]))

@@ -43,3 +43,13 @@ def test_slower_fused_cases_and_inexact_copies_are_reported():
     s = summarize(corpus(fused_ms=[2.1, 1.20, 1.25, 2.5], transposed_bit_exact=[True, False, True, True]))
     assert s["fused cases > 2% slower than stock (target 0)"] == ["big-a"]
     assert s["all transposed outputs bit-exact"] is False
+
+
+def test_failed_cases_are_listed_not_averaged():
+    frame = corpus(fused_ms=[1.10, float("nan"), 1.25, 2.5], transposed_bit_exact=[True, None, True, True])
+    s = summarize(frame.assign(error=[None, "RuntimeError: boom", None, None]))
+    assert s["failed cases (left out above)"] == ["big-b"]
+    assert s["large fused: fused/SOL geomean (target <= 1.05)"] == pytest.approx(1.10)
+    assert s["all transposed outputs bit-exact"] is True
+    s = summarize(corpus(transposed_bit_exact=[True, None, True, True]))
+    assert s["all transposed outputs bit-exact"] is False  # a missing check is not a pass

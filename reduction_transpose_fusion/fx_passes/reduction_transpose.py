@@ -100,6 +100,12 @@ class ReductionTransposePass(CustomGraphModulePass):
         return _package_hash()
 
 
+def package_hash() -> bytes:
+    """Hash of the package's ``*.py`` files (Inductor's ``get_hash_for_files``): the FX-graph cache key part, and the
+    benchmarks' record of which code ran."""
+    return _package_hash()
+
+
 @functools.cache
 def _package_hash() -> bytes:
     root = pathlib.Path(__file__).resolve().parents[1]

@@ -13,7 +13,7 @@ Rules, each from the H200 sweep recorded in ``benchmarks/results/`` (see README,
   ``XBLOCK`` from the widest full-size dtype (:data:`XBLOCK_BY_WIDEST`), ``R0_BLOCK`` a 256-byte run of the
   narrowest, within :data:`TILE_ELEMENTS`.  Tiles shrink to the next power of two of C or N.
 * **RSPLIT**: one wave of resident programs (:data:`COPY_PROGRAMS_PER_SM` or :data:`PROGRAMS_PER_SM` per SM,
-  rounded down), at most :data:`MAX_RSPLIT` (the
+  rounded down; 1 on the wide path, whose column blocks alone fill two waves), at most :data:`MAX_RSPLIT` (the
   last program loads ``XBLOCK x RSPLIT`` partials at once), at most one program per ``R0_BLOCK`` rows, and few enough
   that the partials (``4 * RSPLIT * C`` bytes, written once and read once) stay under :data:`MAX_PARTIALS_FRACTION`
   of the bytes of ``x`` (in the widest dtype the kernel reads).
@@ -38,18 +38,18 @@ XBLOCK_BY_WIDEST = {1: 128, 2: 64, 4: 64, 8: 32}
 # When the column blocks alone are two waves of SMs (C >= 2 * SMs * XBLOCK, e.g. a 30522-word vocabulary), a wider
 # tile with 8 warps and few programs is better: f32[4096, 30522] ran at 1.20x SOL with X128 R64 w8 against 1.25x
 # with X64 R64 w4 (any RSPLIT); its fp32 -> fp8 cast-transpose at 1.48x with X128 R128 w8 RSPLIT 2 and 1.95x with
-# RSPLIT 5 (benchmarks/results/sweeps/2026-11-29-h200-sweep-f5.csv).  One program per SM: bf16[4096, 30522] ran at
-# 1.26x SOL with RSPLIT 1 against 1.49x with 2 (waves sweep).
+# RSPLIT 5 (benchmarks/results/sweeps/2026-11-29-h200-sweep-f5.csv).  No row split: the column blocks alone are two
+# waves or more, and bf16[4096, 30522] ran at 1.26x SOL with RSPLIT 1 against 1.49x with 2 (waves sweep).
 WIDE_TILE_SCALE = 2
-WIDE_PROGRAMS_PER_SM = 1
 # Programs per SM for RSPLIT: one wave of resident programs, rounded down, so that every program is resident at
 # once and all finish together (a memory-bound grid a little over one or two waves ends in a tail of few programs).
-# From the H200 waves sweep (benchmarks/results/sweeps/2026-11-29-h200-sweep-waves.csv, 26 corpus cases, RSPLIT
-# for 3 or 4 programs per SM, one or two waves): plain copies (no producer op, one reduction; ~128 registers a
-# thread, 4 programs of 4 warps resident) were best at 4 per SM (bf16[25216, 3072] 1.16x copy SOL against 1.22x at
-# 3 per SM and 1.18x with the earlier rule, ceil(8 per SM)); kernels with a producer or a second reduction (up to 168
-# registers, 3 resident) at 3 per SM (bf16 -> fp8 [8192, 4096] 1.17x against 1.26x at 4 and 1.34x before).
-# Counts are for 4-warp programs; a kernel with twice the warps gets half.
+# From the H200 waves sweep (benchmarks/results/sweeps/2026-11-29-h200-sweep-waves.csv, 26 corpus cases at 3 or 4
+# programs per SM, one or two waves): plain copies (no producer op, one reduction; most compile to ~128 registers a
+# thread, so 4 programs of 4 warps are resident) at 4 per SM, kernels with a producer or a second reduction (up to
+# 168 registers, 3 resident) at 3 per SM; bf16 -> fp8 [8192, 4096] ran at 1.17x copy SOL against 1.26x at 4 per SM.
+# Against the previous rule (ceil of 8 per SM) the corpus went from 1.22x to 1.16x copy SOL in geomean
+# (benchmarks/results/2026-11-29-h200-corpus.csv against superseded/2026-11-29-h200-corpus-run3.csv).  Counts are
+# for 4-warp programs; a kernel with twice the warps gets half, rounded down.
 COPY_PROGRAMS_PER_SM = 4
 PROGRAMS_PER_SM = 3
 MAX_RSPLIT = 64
@@ -110,19 +110,20 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
     rblock = min(STORE_RUN_BYTES // narrowest, TILE_ELEMENTS // xblock)
     warps = NUM_WARPS
     programs_per_sm = COPY_PROGRAMS_PER_SM if ops == 0 and reductions == 1 else PROGRAMS_PER_SM
-    if ops > HEAVY_OPS:  # twice the warps, so half the programs are resident (rounded up; not swept)
-        warps, programs_per_sm = 2 * warps, -(-programs_per_sm // 2)
+    if ops > HEAVY_OPS:  # twice the warps, so half the programs are resident (not swept)
+        warps, programs_per_sm = 2 * warps, max(1, programs_per_sm // 2)
     if reductions > 1 and widest <= 2:
         rblock = min(rblock, MULTI_REDUCTION_R0_BLOCK)
-    if cols >= WIDE_TILE_SCALE * num_sms * xblock:
+    wide = cols >= WIDE_TILE_SCALE * num_sms * xblock
+    if wide:
         xblock, warps = xblock * WIDE_TILE_SCALE, warps * WIDE_TILE_SCALE
-        programs_per_sm = WIDE_PROGRAMS_PER_SM
     xblock = override.get("XBLOCK", min(xblock, max(MIN_BLOCK, next_power_of_2(cols))))
     rblock = override.get("R0_BLOCK", min(rblock, max(MIN_BLOCK, next_power_of_2(rows))))
     for key, block in (("XBLOCK", xblock), ("R0_BLOCK", rblock)):
         if block & (block - 1):
             raise ValueError(f"{key}={block} is not a power of two")
-    rsplit = override.get("RSPLIT", _rsplit(cols, rows, widest, num_sms * programs_per_sm, xblock, rblock))
+    default_rsplit = 1 if wide else _rsplit(cols, rows, widest, num_sms * programs_per_sm, xblock, rblock)
+    rsplit = override.get("RSPLIT", default_rsplit)
     return LaunchConfig(
         XBLOCK=xblock,
         R0_BLOCK=rblock,

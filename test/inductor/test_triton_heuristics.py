@@ -39,12 +39,13 @@ def test_rsplit_bounds(cols, rows, itemsize):
         assert block >= th.MIN_BLOCK and block & (block - 1) == 0
 
 
-@pytest.mark.parametrize("ops,reductions,per_sm", [(0, 1, th.COPY_PROGRAMS_PER_SM), (3, 1, th.PROGRAMS_PER_SM),
-                                                   (1, 2, th.PROGRAMS_PER_SM)])
-def test_grid_is_one_wave_of_resident_programs(ops, reductions, per_sm):
-    """The waves sweep (sweeps/2026-11-29-h200-sweep-waves.csv): as many programs as fit at once, never a few more."""
-    cfg = th.launch_config(3072, 25216, 4, 4, H200_SMS, ops=ops, reductions=reductions)
-    col_blocks = -(-3072 // cfg.XBLOCK)
+@pytest.mark.parametrize("cols", [3072, 4096])  # 528 / 64 column blocks = 8.25: rounded down, not up
+@pytest.mark.parametrize("ops,reductions,per_sm", [(0, 1, 4), (3, 1, 3), (1, 2, 3)])
+def test_grid_is_one_wave_of_resident_programs(cols, ops, reductions, per_sm):
+    """The waves sweep (sweeps/2026-11-29-h200-sweep-waves.csv): as many programs as fit at once, never a few more;
+    4 per SM for a plain copy, 3 with a producer or a second reduction."""
+    cfg = th.launch_config(cols, 25216, 4, 4, H200_SMS, ops=ops, reductions=reductions)
+    col_blocks = -(-cols // cfg.XBLOCK)
     assert per_sm * H200_SMS - col_blocks < cfg.RSPLIT * col_blocks <= per_sm * H200_SMS
 
 
@@ -56,13 +57,20 @@ def test_small_dims_shrink_tiles():
 def test_wide_tiles_for_a_vocabulary():
     cfg = th.launch_config(cols=30522, rows=4096, narrowest=4, widest=4, num_sms=H200_SMS)
     assert (cfg.XBLOCK, cfg.num_warps) == (128, 8)
-    assert cfg.RSPLIT == max(1, th.WIDE_PROGRAMS_PER_SM * H200_SMS // -(-30522 // 128)) == 1
+    assert cfg.RSPLIT == 1  # the 239 column blocks alone are almost two waves; RSPLIT 2 ran at 1.49x SOL, 1 at 1.26x
 
 
 def test_partials_budget_counts_the_input_bytes():
-    # fp32 -> fp8 on a small input: the budget goes by the 4-byte input, not the 1-byte output (sweep-f5: 16 splits
-    # ran at 1.03x SOL, the 5 a 1-byte budget allowed at 1.17x)
+    # fp32 -> fp8 on a small input: the budget goes by the 4-byte input, not the 1-byte output, which would allow 10
+    # (sweep-f5: 16 splits ran at 1.03x SOL, 5 at 1.17x)
     assert th.launch_config(cols=1000, rows=2048, narrowest=1, widest=4, num_sms=H200_SMS).RSPLIT == 16
+
+
+def test_partials_budget_is_two_percent():
+    # fp16[2048, 2048]: the wave allows 16 splits and 2% of the input allows 20; 1% would allow 10 (waves sweep:
+    # 16 ran at 1.03x SOL, 10 at 1.21x)
+    assert th.MAX_PARTIALS_FRACTION == 0.02
+    assert th.launch_config(cols=2048, rows=2048, narrowest=2, widest=2, num_sms=H200_SMS).RSPLIT == 16
 
 
 def test_override_wins_and_is_validated():
@@ -74,10 +82,11 @@ def test_override_wins_and_is_validated():
         th.launch_config(0, 25216, 4, 4, H200_SMS)
 
 
-def test_heavy_producers_get_more_warps():
+def test_heavy_producers_get_more_warps_and_fewer_programs():
     light = th.launch_config(3072, 25216, 2, 2, H200_SMS, ops=6)
     heavy = th.launch_config(3072, 25216, 2, 2, H200_SMS, ops=th.HEAVY_OPS + 1)
     assert heavy.num_warps == 2 * light.num_warps and (heavy.XBLOCK, heavy.R0_BLOCK) == (light.XBLOCK, light.R0_BLOCK)
+    assert heavy.RSPLIT * 48 <= H200_SMS < (heavy.RSPLIT + 1) * 48  # 3 // 2 = 1 eight-warp program per SM
 
 
 def test_two_reductions_in_16_bit_get_a_shorter_tile_and_fewer_programs():
