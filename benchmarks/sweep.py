@@ -100,11 +100,6 @@ def launches(family: str, dtype: str, rows: int, cols: int) -> list[str]:
     return out
 
 
-def variants(shapes, table: dict[tuple, list[str]] | None = None) -> list[tuple]:
-    """(shape, launch) pairs: each shape's launches from ``table`` if given, else from :func:`launches`."""
-    return [(shape, launch) for shape in shapes for launch in (table[shape] if table else launches(*shape))]
-
-
 def _warm(item) -> str:
     """Pool worker: compile one variant (fills the on-disk caches)."""
     (family, dtype, rows, cols), launch = item
@@ -135,10 +130,12 @@ def main(argv=None) -> None:
     parser.add_argument("--shapes", choices=["large", "small", "f5", "two", "waves"], default="large",
                         help="SHAPES, SMALL_SHAPES, F5_SHAPES, TWO_REDUCTION_SHAPES or the cases of WAVES_FILE")
     args = parser.parse_args(argv)
-    table = wave_launches() if args.shapes == "waves" else None
-    shapes = list(table) if table else {"large": SHAPES, "small": SMALL_SHAPES, "f5": F5_SHAPES,
-                                        "two": TWO_REDUCTION_SHAPES}[args.shapes]
-    items = variants(shapes, table)
+    if args.shapes == "waves":
+        plan = wave_launches()
+    else:
+        shapes = {"large": SHAPES, "small": SMALL_SHAPES, "f5": F5_SHAPES, "two": TWO_REDUCTION_SHAPES}[args.shapes]
+        plan = {shape: launches(*shape) for shape in shapes}
+    items = [(shape, launch) for shape, shape_launches in plan.items() for launch in shape_launches]
     with multiprocessing.get_context("spawn").Pool(args.workers) as pool:
         warm = dict(zip(items, pool.map(_warm, items, chunksize=1)))
 
@@ -151,7 +148,7 @@ def main(argv=None) -> None:
     from reduction_transpose_fusion_testing import families
 
     rows = []
-    for shape in tqdm(shapes, desc="shapes"):
+    for shape, shape_launches in tqdm(plan.items(), desc="shapes"):
         family, dtype, n, c = shape
         case = families.CASES[family]
         inputs = case.inputs(n, c, families.DTYPES[dtype], device="cuda")
@@ -159,7 +156,7 @@ def main(argv=None) -> None:
         stock_out = stock_fn(*inputs)
         moved = harness.nbytes(inputs) + harness.nbytes(stock_out)
         sol, stock = harness.copy_sol_ms(moved), harness.bench(lambda: stock_fn(*inputs))
-        for launch in (table[shape] if table else launches(*shape)):
+        for launch in shape_launches:
             row = dict(family=family, dtype=dtype, rows=n, cols=c, launch=launch, copy_sol_ms=sol, stock_ms=stock)
             if warm[(shape, launch)] != "ok":
                 rows.append(row | dict(error=warm[(shape, launch)]))

@@ -27,7 +27,6 @@ from .. import _torch_private
 from .._torch_private import TritonKernel, TritonScheduling
 
 
-
 class ReductionTransposeTritonKernel(TritonKernel):
     """``TritonKernel`` whose cooperative reductions can finish in the last program (``last_block_finish=True``).
 

@@ -84,7 +84,6 @@ class LaunchConfig:
         return dataclasses.asdict(self)
 
 
-
 def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: int,
                   override: dict[str, int] | None = None, ops: int = 0, reductions: int = 1) -> LaunchConfig:
     """Choose the launch for a fused kernel over ``x [rows, cols]``.
