@@ -100,6 +100,26 @@ def copy_sol_ms(nbytes: int) -> float:
     return do_bench(lambda: dst.copy_(src), warmup=25, rep=100, return_mode="median")
 
 
+def loaded_modules() -> int:
+    """How many generated modules Inductor has loaded so far (a mark for :func:`registers_since`)."""
+    from torch._inductor.codecache import PyCodeCache
+
+    return len(PyCodeCache.modules)
+
+
+def registers_since(mark: int) -> tuple[float, float]:
+    """(registers per thread, spilled bytes), the largest over the Triton kernels of modules loaded after ``mark``,
+    as the compiled launchers report them; NaN if none was loaded (a cache hit reuses a module)."""
+    from torch._inductor.codecache import PyCodeCache
+
+    launchers = [launcher for module in PyCodeCache.modules[mark:] for obj in vars(module).values()
+                 for launcher in getattr(obj, "launchers", None) or ()]
+    if not launchers:
+        return math.nan, math.nan
+    return (float(max(getattr(k, "n_regs", math.nan) or 0 for k in launchers)),
+            float(max(getattr(k, "n_spills", math.nan) or 0 for k in launchers)))
+
+
 def nbytes(tensors) -> int:
     return sum(t.numel() * t.element_size() for t in tensors)
 

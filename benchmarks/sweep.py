@@ -51,6 +51,23 @@ TILES = {
     1: [(128, 128, 8), (64, 128, 4), (128, 256, 8), (64, 256, 8), (128, 128, 4)],
     3: [(64, 128, 4), (64, 128, 8), (128, 128, 8), (64, 64, 4), (128, 64, 4), (32, 128, 4)],
 }
+# The cases the profitability rules leave to stock or that run farthest from the copy SOL (corpus of 2026-11-29):
+# unaligned rows (prime N and C, 2-byte-aligned vocab rows), a GELU backward producer (~30 FP instructions an
+# element), fp32 -> fp8 over a vocabulary, and the 8 MB amax + sum.  {shape: ((XBLOCK, R0_BLOCK, warps) tiles,
+# programs per SM)}; the first tile is the heuristic's.  RSPLIT = programs per SM * SMs // column blocks, rounded down.
+ODD_PLAN = {
+    ("F1-t", "fp32", 25229, 3067): ([(64, 64, 4), (64, 64, 8), (32, 64, 4), (64, 32, 4), (32, 32, 4), (128, 32, 4)],
+                                    [2, 3, 4, 8]),
+    ("F2-mul-add", "bf16", 8191, 1021): ([(64, 128, 4), (64, 128, 8), (64, 64, 4), (32, 64, 4), (32, 128, 4),
+                                          (64, 32, 4)], [2, 3, 4, 8]),
+    ("F2-gelu-backward", "bf16", 25216, 3072): ([(64, 128, 8), (64, 64, 8), (64, 64, 4), (32, 64, 4), (32, 128, 4),
+                                                 (64, 32, 4)], [1, 2, 3, 4]),
+    ("F1-t", "bf16", 8192, 50257): ([(128, 128, 8), (128, 64, 8), (64, 128, 4), (64, 128, 8), (256, 64, 8),
+                                     (128, 128, 4)], [1]),
+    ("F5-fp8-cast-transpose-dbias", "fp32", 4096, 30522): ([(128, 128, 8), (128, 256, 8), (64, 128, 4),
+                                                            (64, 256, 8), (128, 64, 8), (256, 64, 8)], [1]),
+    ("F3-amax", "bf16", 1024, 4096): ([(64, 64, 4), (32, 64, 4), (64, 32, 4), (32, 128, 4)], [1, 2, 3]),
+}
 PROGRAMS_PER_SM = [4, 8, 16, 32]
 SMALL_PROGRAMS_PER_SM = [1, 2, 4, 8, 16]
 NUM_SMS = 132
@@ -100,6 +117,19 @@ def launches(family: str, dtype: str, rows: int, cols: int) -> list[str]:
     return out
 
 
+def odd_launches(shape: tuple) -> list[str]:
+    """Launch strings of :data:`ODD_PLAN` for one shape (RSPLIT 1 and 2 where the columns alone fill a wave)."""
+    tiles, per_sm = ODD_PLAN[shape]
+    rows, cols = shape[2], shape[3]
+    out = []
+    for xblock, rblock, warps in tiles:
+        col_blocks, row_blocks = -(-cols // xblock), -(-rows // rblock)
+        rsplits = sorted({max(1, min(row_blocks, p * NUM_SMS // col_blocks)) for p in per_sm}
+                         | ({1, 2} if col_blocks >= NUM_SMS else set()))
+        out += [f"XBLOCK={xblock},R0_BLOCK={rblock},RSPLIT={r},num_warps={warps},num_stages=1" for r in rsplits]
+    return out
+
+
 def _warm(item) -> str:
     """Pool worker: compile one variant (fills the on-disk caches)."""
     (family, dtype, rows, cols), launch = item
@@ -109,13 +139,13 @@ def _warm(item) -> str:
     import torch
 
     import reduction_transpose_fusion  # noqa: F401
+    from benchmarks import harness
     from reduction_transpose_fusion_testing import families
 
     case = families.CASES[family]
     inputs = case.inputs(rows, cols, families.DTYPES[dtype], device="cuda")
     torch._dynamo.reset()
-    options = {"reduction_transpose_fusion": True, "reduction_transpose_fusion_min_bytes": 0,
-               "reduction_transpose_fusion_launch_config": launch}
+    options = harness.FORCED | {"reduction_transpose_fusion_launch_config": launch}  # as the timing loop compiles
     try:
         torch.compile(case.fn, dynamic=False, options=options)(*inputs)
         return "ok"
@@ -127,11 +157,13 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", type=pathlib.Path, required=True)
     parser.add_argument("--workers", type=int, default=12)
-    parser.add_argument("--shapes", choices=["large", "small", "f5", "two", "waves"], default="large",
-                        help="SHAPES, SMALL_SHAPES, F5_SHAPES, TWO_REDUCTION_SHAPES or the cases of WAVES_FILE")
+    parser.add_argument("--shapes", choices=["large", "small", "f5", "two", "waves", "odd"], default="large",
+                        help="SHAPES, SMALL_SHAPES, F5_SHAPES, TWO_REDUCTION_SHAPES, the cases of WAVES_FILE or ODD_PLAN")
     args = parser.parse_args(argv)
     if args.shapes == "waves":
         plan = wave_launches()
+    elif args.shapes == "odd":
+        plan = {shape: ["", *odd_launches(shape)] for shape in ODD_PLAN}  # "": the heuristic's own launch
     else:
         shapes = {"large": SHAPES, "small": SMALL_SHAPES, "f5": F5_SHAPES, "two": TWO_REDUCTION_SHAPES}[args.shapes]
         plan = {shape: launches(*shape) for shape in shapes}
@@ -161,16 +193,19 @@ def main(argv=None) -> None:
             if warm[(shape, launch)] != "ok":
                 rows.append(row | dict(error=warm[(shape, launch)]))
                 continue
-            options = harness.FUSED | {"reduction_transpose_fusion_launch_config": launch}
+            options = harness.FORCED | {"reduction_transpose_fusion_launch_config": launch}
+            loaded = harness.loaded_modules()
             fused_fn, kernels, seconds, _ = harness.compile_fn(case.fn, inputs, options)
+            regs, spills = harness.registers_since(loaded)
             ms = harness.bench(lambda: fused_fn(*inputs))
             err, exact = harness.check(case, inputs, fused_fn(*inputs), stock_out)
             rows.append(row | dict(kernels=kernels, fused_ms=ms, fused_over_sol=ms / sol, speedup=stock / ms,
-                                   compile_s=seconds, max_rel_err=err, transposed_bit_exact=exact))
+                                   compile_s=seconds, max_rel_err=err, transposed_bit_exact=exact,
+                                   registers=regs, spill_bytes=spills))
         torch.cuda.empty_cache()
-    frame = pd.DataFrame(rows)
-    args.out.mkdir(parents=True, exist_ok=True)
-    frame.to_csv(args.out / f"sweep-{args.shapes}.csv", index=False)
+        frame = pd.DataFrame(rows)  # written after every shape, so a run cut short keeps what it measured
+        args.out.mkdir(parents=True, exist_ok=True)
+        frame.to_csv(args.out / f"sweep-{args.shapes}.csv", index=False)
     ok = frame.dropna(subset=["fused_ms"]) if "fused_ms" in frame else frame
     for key, group in ok.groupby(["family", "dtype", "rows", "cols"], sort=False):
         print(key, f"SOL {group.copy_sol_ms.iloc[0]:.4f} ms, stock {group.stock_ms.iloc[0]:.4f} ms")
