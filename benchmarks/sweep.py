@@ -68,6 +68,38 @@ ODD_PLAN = {
                                                             (64, 256, 8), (128, 64, 8), (256, 64, 8)], [1]),
     ("F3-amax", "bf16", 1024, 4096): ([(64, 64, 4), (32, 64, 4), (64, 32, 4), (32, 128, 4)], [1, 2, 3]),
 }
+# After the scalar-tile rule (runtime/triton_heuristics.py, from the odd sweep): its launch ("") beside the launch of
+# the rule before it, on shapes with one odd extent (not in the corpus) and on the fp8 vocab case still left to stock.
+CHECK_PLAN = {
+    ("F1-t", "bf16", 8191, 4096): ["", "XBLOCK=64,R0_BLOCK=128,RSPLIT=8,num_warps=4"],
+    ("F1-t", "bf16", 8192, 4095): ["", "XBLOCK=64,R0_BLOCK=128,RSPLIT=8,num_warps=4"],
+    ("F2-mul-add", "bf16", 8192, 4095): ["", "XBLOCK=64,R0_BLOCK=128,RSPLIT=6,num_warps=4"],
+    ("F5-fp8-cast-transpose-dbias", "fp32", 4096, 30522): [
+        "", "XBLOCK=64,R0_BLOCK=128,RSPLIT=1,num_warps=8", "XBLOCK=256,R0_BLOCK=64,RSPLIT=1,num_warps=8"],
+}
+# Fewer elements per thread (8) and more programs per SM than the scalar-tile rule, on the corpus cases it left
+# farthest from the copy SOL (corpus run after that rule, 2026-11-29): GELU backward and odd-C vocabulary rows.
+TUNE_PLAN = {
+    ("F2-gelu-backward", "bf16", 25216, 3072): [
+        "", "XBLOCK=64,R0_BLOCK=32,RSPLIT=16,num_warps=4", "XBLOCK=64,R0_BLOCK=32,RSPLIT=22,num_warps=4",
+        "XBLOCK=32,R0_BLOCK=32,RSPLIT=11,num_warps=4", "XBLOCK=32,R0_BLOCK=32,RSPLIT=16,num_warps=4",
+        "XBLOCK=64,R0_BLOCK=16,RSPLIT=22,num_warps=4", "XBLOCK=64,R0_BLOCK=32,RSPLIT=11,num_warps=8",
+        "XBLOCK=64,R0_BLOCK=32,RSPLIT=22,num_warps=8", "XBLOCK=128,R0_BLOCK=32,RSPLIT=11,num_warps=8"],
+    ("F2-gelu-backward", "bf16", 32768, 11008): [
+        "", "XBLOCK=64,R0_BLOCK=32,RSPLIT=4,num_warps=4", "XBLOCK=64,R0_BLOCK=32,RSPLIT=6,num_warps=4",
+        "XBLOCK=32,R0_BLOCK=32,RSPLIT=3,num_warps=4", "XBLOCK=32,R0_BLOCK=32,RSPLIT=6,num_warps=4",
+        "XBLOCK=64,R0_BLOCK=32,RSPLIT=3,num_warps=8", "XBLOCK=64,R0_BLOCK=32,RSPLIT=6,num_warps=8"],
+    ("F1-t", "bf16", 8192, 50257): [
+        "", "XBLOCK=64,R0_BLOCK=128,RSPLIT=2,num_warps=8", "XBLOCK=32,R0_BLOCK=128,RSPLIT=1,num_warps=8",
+        "XBLOCK=64,R0_BLOCK=64,RSPLIT=1,num_warps=8", "XBLOCK=32,R0_BLOCK=128,RSPLIT=1,num_warps=4",
+        "XBLOCK=64,R0_BLOCK=64,RSPLIT=1,num_warps=4"],
+    ("F1-t", "fp32", 2048, 50257): [
+        "", "XBLOCK=64,R0_BLOCK=64,RSPLIT=1,num_warps=8", "XBLOCK=64,R0_BLOCK=64,RSPLIT=1,num_warps=4",
+        "XBLOCK=32,R0_BLOCK=64,RSPLIT=1,num_warps=4", "XBLOCK=64,R0_BLOCK=128,RSPLIT=1,num_warps=8"],
+    ("F1-t", "fp32", 25229, 3067): [
+        "", "XBLOCK=32,R0_BLOCK=64,RSPLIT=8,num_warps=4", "XBLOCK=32,R0_BLOCK=64,RSPLIT=4,num_warps=8",
+        "XBLOCK=32,R0_BLOCK=128,RSPLIT=5,num_warps=8", "XBLOCK=16,R0_BLOCK=128,RSPLIT=3,num_warps=4"],
+}
 PROGRAMS_PER_SM = [4, 8, 16, 32]
 SMALL_PROGRAMS_PER_SM = [1, 2, 4, 8, 16]
 NUM_SMS = 132
@@ -157,13 +189,15 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", type=pathlib.Path, required=True)
     parser.add_argument("--workers", type=int, default=12)
-    parser.add_argument("--shapes", choices=["large", "small", "f5", "two", "waves", "odd"], default="large",
-                        help="SHAPES, SMALL_SHAPES, F5_SHAPES, TWO_REDUCTION_SHAPES, the cases of WAVES_FILE or ODD_PLAN")
+    parser.add_argument("--shapes", choices=["large", "small", "f5", "two", "waves", "odd", "check", "tune"], default="large",
+                        help="SHAPES, SMALL_SHAPES, F5_SHAPES, TWO_REDUCTION_SHAPES, the cases of WAVES_FILE, ODD_PLAN, CHECK_PLAN or TUNE_PLAN")
     args = parser.parse_args(argv)
     if args.shapes == "waves":
         plan = wave_launches()
     elif args.shapes == "odd":
         plan = {shape: ["", *odd_launches(shape)] for shape in ODD_PLAN}  # "": the heuristic's own launch
+    elif args.shapes in ("check", "tune"):
+        plan = CHECK_PLAN if args.shapes == "check" else TUNE_PLAN
     else:
         shapes = {"large": SHAPES, "small": SMALL_SHAPES, "f5": F5_SHAPES, "two": TWO_REDUCTION_SHAPES}[args.shapes]
         plan = {shape: launches(*shape) for shape in shapes}

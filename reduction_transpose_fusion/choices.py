@@ -67,8 +67,9 @@ class ReductionTransposeChoices(InductorChoices):
         num_sms = DeviceProperties.create(V.graph.get_current_device_or_throw()).multi_processor_count
         narrowest, widest = _itemsizes(features, site)
         reductions = sum(1 for n in features.scheduler_nodes() if n.is_reduction())
+        producer_ops = frozenset().union(*(s.producer_ops for s in sites))
         launch = launch_config(cols, rows, narrowest, widest, num_sms, config.launch_override(),
-                               _arithmetic_ops(features), reductions)
+                               _arithmetic_ops(features), reductions, producer_ops)
         last_block = _single_loop(features)
         if not last_block:
             launch = _co_resident(launch, cols, num_sms)

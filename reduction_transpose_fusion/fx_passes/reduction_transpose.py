@@ -175,18 +175,6 @@ def _describe(n: torch.fx.Node) -> str:
     return f"{n.name} {str(val.dtype).removeprefix('torch.')}{list(val.shape)}" if val is not None else n.name
 
 
-# Producer ops that made the fused kernel slower than stock on the H200 (benchmarks/results/2026-11-29-h200-corpus.csv:
-# a GELU backward producer ran at 0.90x of stock on bf16[25216, 3072] and 0.77x on bf16[32768, 11008]); the other
-# transcendentals share the cost (special-function units, long dependency chains in the loop) and are left to stock.
-TRANSCENDENTAL = frozenset({
-    "gelu", "gelu_backward", "tanh", "tanh_backward", "erf", "erfc", "exp", "exp2", "expm1", "log", "log1p",
-    "log2", "sigmoid", "sigmoid_backward", "silu", "silu_backward", "sin", "cos", "pow",
-})
-# Row starts that are not 16-byte aligned in either direction leave no vectorized access; f32[25229, 3067] (both
-# prime) ran at 0.71x of stock, fp8 cast of bf16[4099, 769] at 0.96x (same corpus run).
-ALIGNMENT = 16
-
-
 def skip_reason(site: Site) -> Optional[str]:
     """Why ``site`` is left to stock Inductor, or None to fuse it.  The rules, in order:
 
@@ -197,11 +185,12 @@ def skip_reason(site: Site) -> Optional[str]:
        hints (dynamic shapes) are decided on the hints, without a guard: one compiled graph serves every size;
     2. the size gate: fewer than ``reduction_transpose_fusion_min_bytes`` bytes transposed (default 1 MiB; every
        corpus case under 1 MiB ran 0.80-0.99x of stock, every aligned case at or above it faster);
-    3. with ``reduction_transpose_fusion_profitability`` on (the default), the measured losers: neither ``v``'s
-       rows nor ``v.T``'s rows 16-byte aligned (:data:`ALIGNMENT`); a transcendental producer
-       (:data:`TRANSCENDENTAL`); or ``v``'s rows only 2-byte aligned (odd C, 16-bit dtype) where stock already
-       emits one unsplit kernel (``2026-11-29-h200-corpus.csv``: gpt2 bf16[8192, 50257] 0.95x of stock,
-       bf16[65536, 50257] 1.01x; 4-byte aligned bert bf16[4096, 30522] was 1.15x and stays fused).
+    3. with ``reduction_transpose_fusion_profitability`` on (the default), the measured cases without a gain: stock
+       already emits one unsplit kernel (wide C, so the fusion only changes its tile), ``x`` is copied as is (no
+       producer op), ``v`` is not 16-bit and its rows are not 8-byte aligned.  fp32[2048, 50257] ran at 0.96x of
+       stock fused (0.99x with the best tile tried; ``sweeps/2026-11-29-h200-sweep-tune.csv``).  With a producer
+       (fp32[2048, 50257] a * b + 1: 1.08x), 16-bit rows (bf16[8192, 50257]: 1.15x) or 8-byte rows
+       (fp32[4096, 30522]: 1.07x) the fused kernel is faster (corpus and main job, 2026-11-29).
     """
     if torch.are_deterministic_algorithms_enabled():
         return "torch.use_deterministic_algorithms(True): the fused kernel's finish takes an atomic ticket"
@@ -217,16 +206,10 @@ def skip_reason(site: Site) -> Optional[str]:
         return f"{site.nbytes} bytes transposed < gate {gate} (reduction_transpose_fusion_min_bytes)"
     if not config.profitability():
         return None
-    if all(b % ALIGNMENT for b in site.row_bytes):
-        return (f"rows of {site.row_bytes[0]} and {site.row_bytes[1]} bytes: neither is {ALIGNMENT}-byte aligned "
-                "(measured slower fused; reduction_transpose_fusion_profitability=False overrides)")
-    slow = sorted(site.producer_ops & TRANSCENDENTAL)
-    if slow:
-        return (f"transcendental producer {slow} (measured slower fused; "
-                "reduction_transpose_fusion_profitability=False overrides)")
-    if site.row_bytes[0] % 4 and _stock_is_one_kernel(site):
-        return (f"stock already emits one unsplit kernel and rows of {site.row_bytes[0]} bytes are only 2-byte "
-                "aligned (measured slower fused; reduction_transpose_fusion_profitability=False overrides)")
+    copied_as_is = site.producer_ops <= {op.overloadpacket.__name__ for op in ROW_MAJOR_VIEWS}
+    if copied_as_is and site.itemsize != 2 and site.row_bytes[0] % 8 and _stock_is_one_kernel(site):
+        return (f"stock already emits one unsplit kernel for a plain copy with rows of {site.row_bytes[0]} bytes "
+                "(measured no faster fused; reduction_transpose_fusion_profitability=False overrides)")
     return None
 
 

@@ -64,10 +64,31 @@ MIN_BLOCK = 16
 # was best or within 6% of best at R0_BLOCK 64 (1.64, 1.22, 1.32, 1.14x copy SOL), against 1.86, 1.54, 1.40, 1.32x
 # with the one-reduction rules in the corpus run.
 MULTI_REDUCTION_R0_BLOCK = 64
-# A producer this long (ops per element, e.g. a GELU backward's ~60 with its tanh) keeps so many temporaries live
-# that 64 elements a thread spill (ptxas: 255 registers and a 344-byte stack for bf16 X64 R128 on 4 warps);
-# such kernels get twice the warps for the same tile.
+# Registers per element.  A 16-byte-aligned row gives vector loads or stores that share one address among 4-16
+# elements; an odd C (or N) leaves every access along that direction a scalar with its own 64-bit address and mask,
+# and a long producer (ops per element, e.g. a GELU backward's ~60 with its tanh) keeps many temporaries live and
+# issues ~30 FP instructions an element.  Such kernels get fewer elements per thread, so that 4 programs stay
+# resident and none spills.  From two H200 sweeps of the cases the old tiles ran farthest from SOL
+# (benchmarks/results/sweeps/2026-11-29-h200-sweep-odd.csv, then -sweep-tune.csv; registers from the compiled kernels):
+# * odd C and odd N, f32[25229, 3067]: X64 R64 w4 (32 a thread, 182 registers) 3.13x copy SOL, X32 R64 w4 (16 a
+#   thread, 94) 1.80x; bf16[8191, 1021] with a producer: X64 R128 (64, 219) 2.18x, X32 R64 (16, 80) 1.72x;
+# * odd C only, bf16[8192, 50257] (wide): X128 R128 w8 (64, 197) 1.85x, X64 R128 w8 (32, 80) 1.54x;
+# * a GELU backward producer, bf16[25216, 3072]: X64 R128 w8 (32, 205) 3.55x, X64 R32 w4 (16, 114) 1.76x,
+#   X64 R32 w8 (8 a thread) 1.63x; bf16[32768, 11008]: X64 R32 w4 1.82x, X64 R32 w8 1.66x.  Heavy kernels keep
+#   twice the warps, so 8 elements a thread is the same tile.
+# Scalar loads gain nothing from a long load run, so XBLOCK shrinks first (down to one warp's 32 lanes); with vector
+# loads R0_BLOCK does (GELU: X64 R32 1.76x against X32 R64 1.96x).
+HEAVY_ELEMENTS_PER_THREAD = 8  # a heavy producer
+SCALAR_ELEMENTS_PER_THREAD = 16  # odd C and odd N
+HALF_SCALAR_ELEMENTS_PER_THREAD = 32  # odd C or odd N
 HEAVY_OPS = 32
+# Transcendental producers count as heavy whatever their op count (special-function units, long dependency chains,
+# libdevice's branches); only GELU backward was measured.
+TRANSCENDENTAL = frozenset({
+    "gelu", "gelu_backward", "tanh", "tanh_backward", "erf", "erfc", "exp", "exp2", "expm1", "log", "log1p",
+    "log2", "sigmoid", "sigmoid_backward", "silu", "silu_backward", "sin", "cos", "pow",
+})
+SHRINK_FLOOR = 32
 
 
 @dataclasses.dataclass(frozen=True)
@@ -85,7 +106,8 @@ class LaunchConfig:
 
 
 def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: int,
-                  override: dict[str, int] | None = None, ops: int = 0, reductions: int = 1) -> LaunchConfig:
+                  override: dict[str, int] | None = None, ops: int = 0, reductions: int = 1,
+                  producer_ops: frozenset[str] = frozenset()) -> LaunchConfig:
     """Choose the launch for a fused kernel over ``x [rows, cols]``.
 
     Args:
@@ -97,6 +119,7 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
         override: keys of :class:`LaunchConfig` to force (``reduction_transpose_fusion_launch_config``).
         ops: arithmetic ops per element in the kernel's loop (loads, stores and constants not counted).
         reductions: reductions the kernel computes (F3: two).
+        producer_ops: names of the ATen ops between ``x`` and the fused outputs (``Site.producer_ops``).
 
     Raises:
         ValueError: if a size is not positive, or an override block is not a power of two.
@@ -109,13 +132,19 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
     rblock = min(STORE_RUN_BYTES // narrowest, TILE_ELEMENTS // xblock)
     warps = NUM_WARPS
     programs_per_sm = COPY_PROGRAMS_PER_SM if ops == 0 and reductions == 1 else PROGRAMS_PER_SM
-    if ops > HEAVY_OPS:  # twice the warps, so half the programs are resident (not swept)
-        warps, programs_per_sm = 2 * warps, max(1, programs_per_sm // 2)
     if reductions > 1 and widest <= 2:
         rblock = min(rblock, MULTI_REDUCTION_R0_BLOCK)
     wide = cols >= WIDE_TILE_SCALE * num_sms * xblock
     if wide:
         xblock, warps = xblock * WIDE_TILE_SCALE, warps * WIDE_TILE_SCALE
+    heavy = ops > HEAVY_OPS or bool(producer_ops & TRANSCENDENTAL)
+    if heavy:
+        warps = 2 * NUM_WARPS  # the wide path's count already
+    per_thread = _elements_per_thread(cols, rows, heavy)
+    if per_thread:
+        xblock, rblock = _shrink(xblock, rblock, per_thread * 32 * warps, scalar_loads=cols % 2 == 1)
+        if per_thread <= SCALAR_ELEMENTS_PER_THREAD:  # ~120 registers or fewer: 4 programs fit
+            programs_per_sm = COPY_PROGRAMS_PER_SM
     xblock = override.get("XBLOCK", min(xblock, max(MIN_BLOCK, next_power_of_2(cols))))
     rblock = override.get("R0_BLOCK", min(rblock, max(MIN_BLOCK, next_power_of_2(rows))))
     for key, block in (("XBLOCK", xblock), ("R0_BLOCK", rblock)):
@@ -130,6 +159,29 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
         num_warps=override.get("num_warps", warps),
         num_stages=override.get("num_stages", 1),
     )
+
+
+def _elements_per_thread(cols: int, rows: int, heavy: bool) -> int:
+    """The cap on tile elements per thread (0: none), from the scalar directions (odd C, odd N) and the producer."""
+    if heavy:
+        return HEAVY_ELEMENTS_PER_THREAD
+    if cols % 2 and rows % 2:
+        return SCALAR_ELEMENTS_PER_THREAD
+    if cols % 2 or rows % 2:
+        return HALF_SCALAR_ELEMENTS_PER_THREAD
+    return 0
+
+
+def _shrink(xblock: int, rblock: int, elements: int, scalar_loads: bool) -> tuple[int, int]:
+    """Halve the tile until it has at most ``elements``: XBLOCK first if loads are scalar, else R0_BLOCK."""
+    while xblock * rblock > elements:
+        if xblock > SHRINK_FLOOR and (scalar_loads or rblock <= SHRINK_FLOOR):
+            xblock //= 2
+        elif rblock > SHRINK_FLOOR:
+            rblock //= 2
+        else:
+            break
+    return xblock, rblock
 
 
 def _rsplit(cols: int, rows: int, itemsize: int, target_programs: int, xblock: int, rblock: int) -> int:

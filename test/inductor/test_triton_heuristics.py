@@ -82,11 +82,49 @@ def test_override_wins_and_is_validated():
         th.launch_config(0, 25216, 4, 4, H200_SMS)
 
 
-def test_heavy_producers_get_more_warps_and_fewer_programs():
+def per_thread(cfg) -> int:
+    return cfg.XBLOCK * cfg.R0_BLOCK // (32 * cfg.num_warps)
+
+
+@pytest.mark.parametrize("producer", [dict(ops=th.HEAVY_OPS + 1), dict(ops=6, producer_ops=frozenset({"tanh"}))])
+def test_heavy_producers_get_eight_elements_a_thread_on_eight_warps(producer):
+    """GELU backward bf16[25216, 3072]: X64 R32 w8 ran at 1.63x copy SOL, the old X64 R128 w8 at 3.55x
+    (sweeps/2026-11-29-h200-sweep-{odd,tune}.csv); the load run (XBLOCK) stays, R0_BLOCK shrinks."""
     light = th.launch_config(3072, 25216, 2, 2, H200_SMS, ops=6)
-    heavy = th.launch_config(3072, 25216, 2, 2, H200_SMS, ops=th.HEAVY_OPS + 1)
-    assert heavy.num_warps == 2 * light.num_warps and (heavy.XBLOCK, heavy.R0_BLOCK) == (light.XBLOCK, light.R0_BLOCK)
-    assert heavy.RSPLIT * 48 <= H200_SMS < (heavy.RSPLIT + 1) * 48  # 3 // 2 = 1 eight-warp program per SM
+    heavy = th.launch_config(3072, 25216, 2, 2, H200_SMS, **producer)
+    assert (heavy.XBLOCK, heavy.R0_BLOCK, heavy.num_warps) == (light.XBLOCK, 32, 8)
+    assert per_thread(heavy) == th.HEAVY_ELEMENTS_PER_THREAD
+    assert heavy.RSPLIT * 48 == 4 * H200_SMS  # 4 programs per SM, one wave
+
+
+@pytest.mark.parametrize("itemsize,ops,rsplit", [(4, 0, 5), (2, 2, 16)])
+def test_odd_c_and_odd_n_get_a_narrow_scalar_tile(itemsize, ops, rsplit):
+    """Prime f32[25229, 3067] (X32 R64 w4: 1.80x copy SOL against 3.13x) and bf16[8191, 1021] a * b + 1 (1.72x
+    against 2.18x): no vector access either way, so 16 elements a thread, the load run shrunk first, 4 per SM."""
+    rows, cols = (25229, 3067) if itemsize == 4 else (8191, 1021)
+    cfg = th.launch_config(cols, rows, itemsize, itemsize, H200_SMS, ops=ops)
+    assert (cfg.XBLOCK, cfg.R0_BLOCK, cfg.num_warps, cfg.RSPLIT) == (32, 64, 4, rsplit)
+
+
+def test_one_odd_extent_gets_half_the_elements():
+    # odd C (2-byte-aligned vocabulary rows), the wide path: X64 R128 w8 ran at 1.54x copy SOL, X128 R128 w8 at 1.85x
+    wide = th.launch_config(50257, 8192, 2, 2, H200_SMS)
+    assert (wide.XBLOCK, wide.R0_BLOCK, wide.num_warps) == (64, 128, 8)
+    assert per_thread(wide) == th.HALF_SCALAR_ELEMENTS_PER_THREAD
+    # odd N only: loads stay vectorized, so the store run (R0_BLOCK) shrinks
+    assert (th.launch_config(4096, 8191, 2, 2, H200_SMS).XBLOCK, th.launch_config(4096, 8191, 2, 2, H200_SMS).R0_BLOCK) == (64, 64)
+    # odd C only: the load run shrinks (bf16[8192, 4095]: X32 R128 ran at 1.48x copy SOL, X64 R128 at 2.43x)
+    assert (th.launch_config(4095, 8192, 2, 2, H200_SMS).XBLOCK, th.launch_config(4095, 8192, 2, 2, H200_SMS).R0_BLOCK) == (32, 128)
+
+
+@settings(max_examples=200, deadline=None)
+@given(cols=st.integers(1, 100_000), rows=st.integers(1, 100_000), itemsize=st.sampled_from([1, 2, 4]),
+       ops=st.sampled_from([0, 2, th.HEAVY_OPS + 1]))
+def test_elements_per_thread_never_exceed_the_cap(cols, rows, itemsize, ops):
+    cfg = th.launch_config(cols, rows, itemsize, itemsize, H200_SMS, ops=ops)
+    cap = (th.HEAVY_ELEMENTS_PER_THREAD if ops > th.HEAVY_OPS else th.SCALAR_ELEMENTS_PER_THREAD
+           if cols % 2 and rows % 2 else th.HALF_SCALAR_ELEMENTS_PER_THREAD if (cols % 2 or rows % 2) else 64)
+    assert per_thread(cfg) <= cap
 
 
 def test_two_reductions_in_16_bit_get_a_shorter_tile_and_fewer_programs():
