@@ -186,11 +186,13 @@ def skip_reason(site: Site) -> Optional[str]:
     2. the size gate: fewer than ``reduction_transpose_fusion_min_bytes`` bytes transposed (default 1 MiB; every
        corpus case under 1 MiB ran 0.80-0.99x of stock, every aligned case at or above it faster);
     3. with ``reduction_transpose_fusion_profitability`` on (the default), the measured cases without a gain: stock
-       already emits one unsplit kernel (wide C, so the fusion only changes its tile), ``x`` is copied as is (no
-       producer op), ``v`` is not 16-bit and its rows are not 8-byte aligned.  fp32[2048, 50257] ran at 0.96x of
-       stock fused (0.99x with the best tile tried; ``sweeps/2026-11-29-h200-sweep-tune.csv``).  With a producer
-       (fp32[2048, 50257] a * b + 1: 1.08x), 16-bit rows (bf16[8192, 50257]: 1.15x) or 8-byte rows
-       (fp32[4096, 30522]: 1.07x) the fused kernel is faster (corpus and main job, 2026-11-29).
+       already emits one unsplit kernel (wide C, so the fusion only changes its tile), ``v`` is not 16-bit and its
+       rows are not 8-byte aligned, and ``v`` is ``x`` copied as is (no producer op) or an fp8 cast.
+       fp32[2048, 50257] ran at 0.96x of stock fused (0.99x with the best tile tried;
+       ``sweeps/2026-11-29-h200-sweep-tune.csv``), fp32 -> fp8 [4096, 30522] at 0.997x in four runs (best tile
+       tried 1.07x; ``sweeps/2026-11-29-h200-sweep-{odd,check}.csv``).  With another producer (fp32[2048, 50257]
+       a * b + 1: 1.09x), 16-bit rows (bf16[8192, 50257]: 1.14x) or 8-byte rows (fp32[4096, 30522]: 1.07x) the
+       fused kernel is faster (corpus and main job, 2026-11-29).
     """
     if torch.are_deterministic_algorithms_enabled():
         return "torch.use_deterministic_algorithms(True): the fused kernel's finish takes an atomic ticket"
@@ -207,9 +209,11 @@ def skip_reason(site: Site) -> Optional[str]:
     if not config.profitability():
         return None
     copied_as_is = site.producer_ops <= {op.overloadpacket.__name__ for op in ROW_MAJOR_VIEWS}
-    if copied_as_is and site.itemsize != 2 and site.row_bytes[0] % 8 and _stock_is_one_kernel(site):
-        return (f"stock already emits one unsplit kernel for a plain copy with rows of {site.row_bytes[0]} bytes "
-                "(measured no faster fused; reduction_transpose_fusion_profitability=False overrides)")
+    if ((copied_as_is or site.itemsize == 1) and site.itemsize != 2 and site.row_bytes[0] % 8
+            and _stock_is_one_kernel(site)):
+        return (f"stock already emits one unsplit kernel for a {'copy' if copied_as_is else 'fp8 cast'} with rows "
+                f"of {site.row_bytes[0]} bytes (measured no faster fused; "
+                "reduction_transpose_fusion_profitability=False overrides)")
     return None
 
 

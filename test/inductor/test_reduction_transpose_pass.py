@@ -57,8 +57,8 @@ def test_skip_reasons_in_order():
 
 def test_wide_plain_copies_without_a_gain_stay_stock():
     """Stock does not split once C >= 64 * SMs (8448 on the H200), so fusing only changes the tile.  A plain copy of
-    4-byte elements with rows not 8-byte aligned (odd C) measured slower fused; 16-bit rows, 8-byte rows, a
-    producer op or a C where stock splits are fused."""
+    4-byte elements or an fp8 cast with rows not 8-byte aligned measured no faster fused; 16-bit rows, 8-byte rows,
+    another producer op or a C where stock splits are fused."""
     assert "one unsplit kernel" in rt.skip_reason(site(1024, 50257, dtype=torch.float32))
     assert "one unsplit kernel" in rt.skip_reason(site(1024, 50257, fn=families.f1_keepdim))  # a view is no op
     assert rt.skip_reason(site(1024, 50257, dtype=torch.bfloat16)) is None
@@ -66,6 +66,10 @@ def test_wide_plain_copies_without_a_gain_stay_stock():
     assert rt.skip_reason(site(1024, 8447, dtype=torch.float32)) is None  # stock splits: fusing removes kernels
     (s,) = rt.find_sites(trace(families.f2_mul_add, torch.randn(1024, 50257), torch.randn(1024, 50257)))
     assert s.producer_ops and rt.skip_reason(s) is None
+    (s,) = rt.find_sites(trace(families.f5_fp8_cast_transpose_dbias, torch.randn(1024, 30522), torch.tensor(2.0)))
+    assert "fp8 cast" in rt.skip_reason(s)  # 1-byte rows of 30522 bytes: 0.997x fused
+    (s,) = rt.find_sites(trace(families.f5_fp8_cast_transpose_dbias, torch.randn(1024, 30528), torch.tensor(2.0)))
+    assert rt.skip_reason(s) is None  # 8-byte-aligned fp8 rows
 
 
 def test_transcendental_producers_are_fused():
