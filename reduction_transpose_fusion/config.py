@@ -36,17 +36,18 @@ ENTRIES = (
     ),
     # The gate.  Compared with the bytes of the tensor that is transposed: numel(x) * x.element_size(), where x is
     # the operand of the permute, in its own dtype (for q = g.to(float8); q.t().contiguous() that is q's bytes).
-    # 1 MiB from the H200 corpus (benchmarks/results/2026-11-29-h200-corpus.csv): every case under 1 MiB ran at
-    # 0.80-0.99x of stock (one launch either way, and stock's persistent reduction is a better fit), every aligned
-    # one at or above it 1.03-1.85x.  The README has the table.
+    # 1 MiB from the H200 corpus with every site fused (benchmarks/results/2026-11-29-h200-corpus-forced.csv): every
+    # case under 1 MiB ran at 0.80-0.99x of stock (one launch either way, and stock's persistent reduction is a better
+    # fit), every aligned one at or above it 1.03-1.85x.  The README has the table.
     Entry(
         "reduction_transpose_fusion_min_bytes",
         2**20,
         "TORCHINDUCTOR_REDUCTION_TRANSPOSE_FUSION_MIN_BYTES",
         "Fuse only when the transposed tensor has at least this many bytes.",
     ),
-    # The measured profitability rules beyond the gate (fx_passes/reduction_transpose.py, skip_reason): leave sites
-    # with unaligned rows both ways or transcendental producers to stock.  False fuses every safe site over the gate.
+    # The measured profitability rule beyond the gate (fx_passes/reduction_transpose.py, skip_reason): leave to stock
+    # a wide copy or fp8 cast that stock already emits as one kernel and that measured no faster fused.  False fuses
+    # every safe site over the gate.
     Entry(
         "reduction_transpose_fusion_profitability",
         True,

@@ -11,7 +11,9 @@ Rules, each from the H200 sweep recorded in ``benchmarks/results/`` (see README,
 
 * **Tile**: both the load (contiguous along C) and the transposed store (contiguous along N) must be coalesced:
   ``XBLOCK`` from the widest full-size dtype (:data:`XBLOCK_BY_WIDEST`), ``R0_BLOCK`` a 256-byte run of the
-  narrowest, within :data:`TILE_ELEMENTS`.  Tiles shrink to the next power of two of C or N.
+  narrowest, within :data:`TILE_ELEMENTS`; fewer elements per thread where accesses are scalar (odd C or N) or the
+  producer is heavy (:data:`SCALAR_ELEMENTS_PER_THREAD` and its neighbours).  Tiles shrink to the next power of two
+  of C or N.
 * **RSPLIT**: one wave of resident programs (:data:`COPY_PROGRAMS_PER_SM` or :data:`PROGRAMS_PER_SM` per SM,
   rounded down; 1 on the wide path, whose column blocks alone fill two waves), at most :data:`MAX_RSPLIT` (the
   last program loads ``XBLOCK x RSPLIT`` partials at once), at most one program per ``R0_BLOCK`` rows, and few enough
@@ -69,7 +71,8 @@ MULTI_REDUCTION_R0_BLOCK = 64
 # and a long producer (ops per element, e.g. a GELU backward's ~60 with its tanh) keeps many temporaries live and
 # issues ~30 FP instructions an element.  Such kernels get fewer elements per thread, so that 4 programs stay
 # resident and none spills.  From two H200 sweeps of the cases the old tiles ran farthest from SOL
-# (benchmarks/results/sweeps/2026-11-29-h200-sweep-odd.csv, then -sweep-tune.csv; registers from the compiled kernels):
+# (benchmarks/results/sweeps/2026-11-29-h200-sweep-odd.csv, then -check and -tune; registers from the compiled
+# kernels):
 # * odd C and odd N, f32[25229, 3067]: X64 R64 w4 (32 a thread, 182 registers) 3.13x copy SOL, X32 R64 w4 (16 a
 #   thread, 94) 1.80x; bf16[8191, 1021] with a producer: X64 R128 (64, 219) 2.18x, X32 R64 (16, 80) 1.72x;
 # * odd C only, bf16[8192, 50257] (wide): X128 R128 w8 (64, 197) 1.85x, X64 R128 w8 (32, 80) 1.54x;
@@ -88,7 +91,7 @@ TRANSCENDENTAL = frozenset({
     "gelu", "gelu_backward", "tanh", "tanh_backward", "erf", "erfc", "exp", "exp2", "expm1", "log", "log1p",
     "log2", "sigmoid", "sigmoid_backward", "silu", "silu_backward", "sin", "cos", "pow",
 })
-SHRINK_FLOOR = 32
+SHRINK_FLOOR = 32  # a shrunk tile edge stays one warp's 32 lanes wide
 
 
 @dataclasses.dataclass(frozen=True)
