@@ -108,8 +108,10 @@ def loaded_modules() -> int:
 
 
 def registers_since(mark: int) -> tuple[float, float]:
-    """(registers per thread, spilled bytes), the largest over the Triton kernels of modules loaded after ``mark``,
-    as the compiled launchers report them; NaN if none was loaded (a cache hit reuses a module)."""
+    """(registers per thread, Triton's ``n_spills``), the largest over the Triton kernels of modules loaded after
+    ``mark``, as the compiled launchers report them; NaN if none was loaded (a cache hit reuses a module).
+    ``n_spills`` is the kernel's local memory in 4-byte words (``CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES / 4``), which
+    counts a stack frame too, so it can be nonzero where ptxas reports no spill."""
     from torch._inductor.codecache import PyCodeCache
 
     launchers = [launcher for module in PyCodeCache.modules[mark:] for obj in vars(module).values()

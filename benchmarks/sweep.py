@@ -235,7 +235,7 @@ def main(argv=None) -> None:
             err, exact = harness.check(case, inputs, fused_fn(*inputs), stock_out)
             rows.append(row | dict(kernels=kernels, fused_ms=ms, fused_over_sol=ms / sol, speedup=stock / ms,
                                    compile_s=seconds, max_rel_err=err, transposed_bit_exact=exact,
-                                   registers=regs, spill_bytes=spills))
+                                   registers=regs, n_spills=spills))
         torch.cuda.empty_cache()
         frame = pd.DataFrame(rows)  # written after every shape, so a run cut short keeps what it measured
         args.out.mkdir(parents=True, exist_ok=True)

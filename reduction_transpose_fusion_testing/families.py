@@ -19,7 +19,7 @@ FP8 = torch.float8_e4m3fn
 TOLERANCE = {torch.float32: 1e-5, torch.bfloat16: 8e-3, torch.float16: 1e-3}
 
 
-# options that fuse every safe site: no size gate, no profitability rules (they would leave e.g. GELU backward to stock)
+# options that fuse every safe site: no size gate, no profitability rules (they would leave e.g. a wide fp8 cast to stock)
 FUSE_EVERY_SITE = {"reduction_transpose_fusion": True, "reduction_transpose_fusion_min_bytes": 0,
                    "reduction_transpose_fusion_profitability": False}
 

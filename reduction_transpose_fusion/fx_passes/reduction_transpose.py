@@ -60,6 +60,7 @@ class Site:
         itemsize: bytes per element of ``v``.
         producer_ops: names of the pointwise ops between ``x`` and ``u`` or ``v`` (e.g. ``{"mul", "add"}``).
         dtype: dtype of ``v`` (e.g. "bfloat16").
+        copy_ops: names of the ops between ``x`` and ``v`` alone (views included; empty when ``v`` is ``x``).
     """
 
     transpose: str
@@ -71,6 +72,7 @@ class Site:
     itemsize: int
     producer_ops: frozenset = frozenset()
     dtype: str = ""
+    copy_ops: frozenset = frozenset()
 
     @property
     def nbytes(self) -> Optional[int]:
@@ -175,6 +177,10 @@ def _describe(n: torch.fx.Node) -> str:
     return f"{n.name} {str(val.dtype).removeprefix('torch.')}{list(val.shape)}" if val is not None else n.name
 
 
+# The ops of a scaled cast to fp8, q = (g * s).to(float8), as the post-grad graph has them.
+FP8_CAST_OPS = frozenset({"mul", "convert_element_type"})
+
+
 def skip_reason(site: Site) -> Optional[str]:
     """Why ``site`` is left to stock Inductor, or None to fuse it.  The rules, in order:
 
@@ -187,12 +193,14 @@ def skip_reason(site: Site) -> Optional[str]:
        corpus case under 1 MiB ran 0.80-0.99x of stock, every aligned case at or above it faster);
     3. with ``reduction_transpose_fusion_profitability`` on (the default), the measured cases without a gain: stock
        already emits one unsplit kernel (wide C, so the fusion only changes its tile), ``v`` is not 16-bit and its
-       rows are not 8-byte aligned, and ``v`` is ``x`` copied as is (no producer op) or an fp8 cast.
+       rows are not 8-byte aligned, and ``v`` itself (:attr:`Site.copy_ops`, whatever the reductions read) is ``x``
+       copied as is (row-major views only) or a scaled fp8 cast of it (views, ``mul``, ``convert_element_type``).
        fp32[2048, 50257] ran at 0.96x of stock fused (0.99x with the best tile tried;
        ``sweeps/2026-11-29-h200-sweep-tune.csv``), fp32 -> fp8 [4096, 30522] at 0.997x in four runs (best tile
        tried 1.07x; ``sweeps/2026-11-29-h200-sweep-{odd,check}.csv``).  With another producer (fp32[2048, 50257]
-       a * b + 1: 1.09x), 16-bit rows (bf16[8192, 50257]: 1.14x) or 8-byte rows (fp32[4096, 30522]: 1.07x) the
-       fused kernel is faster (corpus and main job, 2026-11-29).
+       a * b + 1: 1.08x), 16-bit rows (bf16[8192, 50257]: 1.15x) or 8-byte rows (fp32[4096, 30522]: 1.07x) the
+       fused kernel is faster (corpus and main job, 2026-11-29).  LayerNorm backward's sites share ``v = g``, so
+       both of its sums follow the rule together (a wide odd-C fp32 one was not measured).
     """
     if torch.are_deterministic_algorithms_enabled():
         return "torch.use_deterministic_algorithms(True): the fused kernel's finish takes an atomic ticket"
@@ -208,10 +216,11 @@ def skip_reason(site: Site) -> Optional[str]:
         return f"{site.nbytes} bytes transposed < gate {gate} (reduction_transpose_fusion_min_bytes)"
     if not config.profitability():
         return None
-    copied_as_is = site.producer_ops <= {op.overloadpacket.__name__ for op in ROW_MAJOR_VIEWS}
-    if ((copied_as_is or site.itemsize == 1) and site.itemsize != 2 and site.row_bytes[0] % 8
-            and _stock_is_one_kernel(site)):
-        return (f"stock already emits one unsplit kernel for a {'copy' if copied_as_is else 'fp8 cast'} with rows "
+    views = {op.overloadpacket.__name__ for op in ROW_MAJOR_VIEWS}
+    copied_as_is = site.copy_ops <= views
+    fp8_cast = site.itemsize == 1 and site.copy_ops <= views | FP8_CAST_OPS
+    if (copied_as_is or fp8_cast) and site.itemsize != 2 and site.row_bytes[0] % 8 and _stock_is_one_kernel(site):
+        return (f"stock already emits one unsplit kernel for {'a copy' if copied_as_is else 'an fp8 cast'} with rows "
                 f"of {site.row_bytes[0]} bytes (measured no faster fused; "
                 "reduction_transpose_fusion_profitability=False overrides)")
     return None
@@ -252,7 +261,7 @@ def find_sites(graph: torch.fx.Graph) -> list[Site]:
                 continue
             val = v.meta["val"]
             sites.append(Site(copy.name, red.name, shared[0].name, _expr(rows), _expr(cols), _hints((n, c)),
-                              val.element_size(), u_ops | v_ops, str(val.dtype).removeprefix("torch.")))
+                              val.element_size(), u_ops | v_ops, str(val.dtype).removeprefix("torch."), v_ops))
     return sites
 
 

@@ -17,7 +17,7 @@ import torch
 from reduction_transpose_fusion_testing import families, interpret
 from reduction_transpose_fusion_testing.stock_codegen import key, normalize
 
-# fuse every safe site: no size gate, no profitability rules (they would leave e.g. GELU backward to stock)
+# fuse every safe site: no size gate, no profitability rules (they would leave e.g. a wide fp8 cast to stock)
 ON = dict(reduction_transpose_fusion=True, reduction_transpose_fusion_min_bytes=0,
           reduction_transpose_fusion_profitability=False)
 OFF = dict(reduction_transpose_fusion=False)

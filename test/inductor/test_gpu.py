@@ -13,7 +13,7 @@ from reduction_transpose_fusion_testing import families
 
 pytestmark = pytest.mark.gpu
 
-# fuse every safe site: no size gate, no profitability rules (they would leave e.g. GELU backward to stock)
+# fuse every safe site: no size gate, no profitability rules (they would leave e.g. a wide fp8 cast to stock)
 FUSED = {"reduction_transpose_fusion": True, "reduction_transpose_fusion_min_bytes": 0,
          "reduction_transpose_fusion_profitability": False}
 STOCK = {"reduction_transpose_fusion": False}

@@ -117,21 +117,30 @@ def test_one_odd_extent_gets_half_the_elements():
     assert (th.launch_config(4095, 8192, 2, 2, H200_SMS).XBLOCK, th.launch_config(4095, 8192, 2, 2, H200_SMS).R0_BLOCK) == (32, 128)
 
 
-@settings(max_examples=200, deadline=None)
-@given(cols=st.integers(1, 100_000), rows=st.integers(1, 100_000), itemsize=st.sampled_from([1, 2, 4]),
-       ops=st.sampled_from([0, 2, th.HEAVY_OPS + 1]))
-def test_elements_per_thread_never_exceed_the_cap(cols, rows, itemsize, ops):
-    cfg = th.launch_config(cols, rows, itemsize, itemsize, H200_SMS, ops=ops)
-    cap = (th.HEAVY_ELEMENTS_PER_THREAD if ops > th.HEAVY_OPS else th.SCALAR_ELEMENTS_PER_THREAD
-           if cols % 2 and rows % 2 else th.HALF_SCALAR_ELEMENTS_PER_THREAD if (cols % 2 or rows % 2) else 64)
+def test_heavy_on_the_wide_path_stays_on_eight_warps():
+    cfg = th.launch_config(50264, 4096, 2, 2, H200_SMS, ops=th.HEAVY_OPS + 8)
+    assert (cfg.XBLOCK, cfg.R0_BLOCK, cfg.num_warps, cfg.RSPLIT) == (64, 32, 8, 1)
+
+
+def test_plain_arithmetic_is_not_heavy_and_a_half_scalar_tile_keeps_three_per_sm():
+    light = th.launch_config(3072, 25216, 2, 2, H200_SMS, ops=2, producer_ops=frozenset({"mul", "add"}))
+    assert (light.XBLOCK, light.R0_BLOCK, light.num_warps) == (64, 128, 4)
+    # odd C with a producer: 32 elements a thread (X32 R128), still ~170 registers, so 3 programs per SM
+    odd = th.launch_config(4095, 8192, 2, 2, H200_SMS, ops=2)
+    assert (odd.XBLOCK, odd.R0_BLOCK, odd.RSPLIT) == (32, 128, 3 * H200_SMS // 128)
+
+
+@settings(max_examples=300, deadline=None)
+@given(cols=st.integers(1, 100_000), rows=st.integers(1, 100_000), sizes=st.sampled_from([(1, 1), (1, 2), (1, 4),
+       (2, 2), (2, 4), (4, 4), (8, 8)]), ops=st.sampled_from([0, 2, th.HEAVY_OPS + 1]), reductions=st.integers(1, 3),
+       transcendental=st.booleans())
+def test_elements_per_thread_never_exceed_the_cap(cols, rows, sizes, ops, reductions, transcendental):
+    producer_ops = frozenset({"exp"}) if transcendental else frozenset()
+    cfg = th.launch_config(cols, rows, *sizes, H200_SMS, ops=ops, reductions=reductions, producer_ops=producer_ops)
+    heavy = ops > th.HEAVY_OPS or transcendental
+    cap = (th.HEAVY_ELEMENTS_PER_THREAD if heavy else th.SCALAR_ELEMENTS_PER_THREAD if cols % 2 and rows % 2
+           else th.HALF_SCALAR_ELEMENTS_PER_THREAD if cols % 2 or rows % 2 else 128)
     assert per_thread(cfg) <= cap
-
-
-def test_two_reductions_in_16_bit_get_a_shorter_tile_and_fewer_programs():
-    """The two-reduction and waves sweeps (sweeps/2026-11-29-h200-sweep-{two,waves}.csv); fp32 keeps its tile."""
-    two = th.launch_config(3072, 3152, 2, 2, 132, reductions=2)
-    assert (two.XBLOCK, two.R0_BLOCK, two.RSPLIT, two.num_warps) == (64, 64, 8, 4)  # 3 per SM: 384 programs
-    assert th.launch_config(768, 8192, 2, 2, 132, reductions=2).RSPLIT == 33  # 396 programs
-    fp32_two, fp32_one = th.launch_config(3072, 25216, 4, 4, 132, reductions=2), th.launch_config(3072, 25216, 4, 4, 132)
-    assert (fp32_two.XBLOCK, fp32_two.R0_BLOCK) == (fp32_one.XBLOCK, fp32_one.R0_BLOCK)
-    assert fp32_two.RSPLIT < fp32_one.RSPLIT  # a second accumulator: 3 resident programs per SM, not 4
+    assert cfg.num_warps in (4, 8) and (cfg.num_warps == 8) >= heavy
+    for block in (cfg.XBLOCK, cfg.R0_BLOCK):
+        assert block >= th.MIN_BLOCK and block & (block - 1) == 0
