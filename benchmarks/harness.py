@@ -26,8 +26,7 @@ from reduction_transpose_fusion_testing import families
 from reduction_transpose_fusion_testing.logs import decision_log
 
 FUSED = {"reduction_transpose_fusion": True}  # as shipped: the size gate and profitability rules apply
-# every safe site fused: what the profitability rules were measured with (run.py --force)
-FORCED = FUSED | {"reduction_transpose_fusion_min_bytes": 0, "reduction_transpose_fusion_profitability": False}
+FORCED = families.FUSE_EVERY_SITE  # every safe site fused: what the profitability rules were measured with (--force)
 STOCK = {"reduction_transpose_fusion": False}
 # measure() compiles every case cold in Inductor (Triton's kernel cache stays warm): a case whose graph an earlier case
 # compiled would otherwise hit the FX-graph cache, log no decision and report the cache's compile time.

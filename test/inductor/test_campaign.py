@@ -40,8 +40,7 @@ from reduction_transpose_fusion_testing.logs import decision_log
 from reduction_transpose_fusion_testing import families, interpret
 
 EXAMPLES = int(os.environ.get("RTF_CAMPAIGN_EXAMPLES", "150"))
-ON = {"reduction_transpose_fusion": True, "reduction_transpose_fusion_min_bytes": 0,
-      "reduction_transpose_fusion_profitability": False}
+ON = families.FUSE_EVERY_SITE
 OFF = {"reduction_transpose_fusion": False}
 
 

@@ -17,9 +17,7 @@ import torch
 from reduction_transpose_fusion_testing import families, interpret
 from reduction_transpose_fusion_testing.stock_codegen import key, normalize
 
-# fuse every safe site: no size gate, no profitability rules (they would leave e.g. a wide fp8 cast to stock)
-ON = dict(reduction_transpose_fusion=True, reduction_transpose_fusion_min_bytes=0,
-          reduction_transpose_fusion_profitability=False)
+ON = families.FUSE_EVERY_SITE
 OFF = dict(reduction_transpose_fusion=False)
 # real-model sizes: ViT-B/16 MLP activations (batch 128); 310 MB in fp32, 155 MB in bf16/fp16 (above the 1 MiB gate)
 ROWS, COLS = 25216, 3072

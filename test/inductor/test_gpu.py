@@ -13,9 +13,7 @@ from reduction_transpose_fusion_testing import families
 
 pytestmark = pytest.mark.gpu
 
-# fuse every safe site: no size gate, no profitability rules (they would leave e.g. a wide fp8 cast to stock)
-FUSED = {"reduction_transpose_fusion": True, "reduction_transpose_fusion_min_bytes": 0,
-         "reduction_transpose_fusion_profitability": False}
+FUSED = families.FUSE_EVERY_SITE
 STOCK = {"reduction_transpose_fusion": False}
 # every variant at N and C not multiples of 16 (ragged tiles both ways); one variant of each family at a real
 # ViT-B/16 size made odd (+1 row, -1 column; F4 needs an even N)

@@ -11,9 +11,7 @@ import torch
 
 from reduction_transpose_fusion_testing import families, interpret
 
-# fuse every safe site: no size gate, no profitability rules (they would leave e.g. a wide fp8 cast to stock)
-ON = dict(reduction_transpose_fusion=True, reduction_transpose_fusion_min_bytes=0,
-          reduction_transpose_fusion_profitability=False)
+ON = families.FUSE_EVERY_SITE
 # (rows, cols, launch override): tiles that divide evenly, odd sizes with ragged tiles, and RSPLIT > 1 so the
 # last-program finish sums partials from several programs (RSPLIT=5 does not divide the 4 row tiles evenly)
 SHAPES = [
