@@ -44,6 +44,7 @@ META_KEY = "reduction_transpose_fusion"
 REDUCTIONS = {aten.sum.dim_IntList, aten.amax.default, aten.amin.default, aten.mean.dim}
 # Views that keep the row-major flat index of a contiguous input (F4 flattens [B, T, C] to [B*T, C]).
 ROW_MAJOR_VIEWS = {aten.view.default, aten.reshape.default, aten._unsafe_view.default}
+VIEW_OPS = frozenset(op.overloadpacket.__name__ for op in ROW_MAJOR_VIEWS)  # their names in Site.copy_ops
 
 
 @dataclasses.dataclass(frozen=True)
@@ -216,9 +217,8 @@ def skip_reason(site: Site) -> Optional[str]:
         return f"{site.nbytes} bytes transposed < gate {gate} (reduction_transpose_fusion_min_bytes)"
     if not config.profitability():
         return None
-    views = {op.overloadpacket.__name__ for op in ROW_MAJOR_VIEWS}
-    copied_as_is = site.copy_ops <= views
-    fp8_cast = site.itemsize == 1 and site.copy_ops <= views | FP8_CAST_OPS
+    copied_as_is = site.copy_ops <= VIEW_OPS
+    fp8_cast = site.itemsize == 1 and site.copy_ops <= VIEW_OPS | FP8_CAST_OPS
     if (copied_as_is or fp8_cast) and site.itemsize != 2 and site.row_bytes[0] % 8 and _stock_is_one_kernel(site):
         return (f"stock already emits one unsplit kernel for {'a copy' if copied_as_is else 'an fp8 cast'} with rows "
                 f"of {site.row_bytes[0]} bytes (measured no faster fused; "
