@@ -189,8 +189,10 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", type=pathlib.Path, required=True)
     parser.add_argument("--workers", type=int, default=12)
-    parser.add_argument("--shapes", choices=["large", "small", "f5", "two", "waves", "odd", "check", "tune"], default="large",
-                        help="SHAPES, SMALL_SHAPES, F5_SHAPES, TWO_REDUCTION_SHAPES, the cases of WAVES_FILE, ODD_PLAN, CHECK_PLAN or TUNE_PLAN")
+    parser.add_argument("--shapes", default="large",
+                        choices=["large", "small", "f5", "two", "waves", "odd", "check", "tune"],
+                        help="SHAPES, SMALL_SHAPES, F5_SHAPES, TWO_REDUCTION_SHAPES, the cases of WAVES_FILE, "
+                             "ODD_PLAN, CHECK_PLAN or TUNE_PLAN")
     args = parser.parse_args(argv)
     if args.shapes == "waves":
         plan = wave_launches()
