@@ -1,0 +1,171 @@
+"""Lab experiment (H200): what the fused kernel's row loop costs, and whether a register prefetch helps.
+
+Not part of the package.  A stand-alone Triton kernel with the structure of the generated fused kernel
+(``[XBLOCK, R0_BLOCK]`` tiles over ``RSPLIT x C / XBLOCK`` programs, transposed store, column partials in a workspace,
+last-program finish by ticket) and three switches, each a candidate change to the generated loop:
+
+* ``ACC``: 0 = Inductor's ``[XBLOCK, R0_BLOCK]`` fp32 accumulator (masked add per tile, summed after the loop);
+  1 = reduce each tile to ``[XBLOCK]`` inside the loop; 2 = no accumulation (a pure transpose; the bound).
+* ``PREFETCH``: 1 = load the next tile into registers before the current one is converted and stored, so a
+  program keeps a load in flight while it transposes (a software pipeline of depth 2 without shared memory).
+* ``num_warps`` and programs per SM (``RSPLIT`` = that many programs per SM over the column blocks, rounded down).
+
+For each shape it also times the copy SOL (twice, for the noise), stock ``torch.compile`` and the package's fused
+kernel, so the lab kernel's baseline (ACC 0, PREFETCH 0) can be checked against the generated one.
+
+    python -m benchmarks.lab_loop --out DIR      # writes DIR/lab-loop.csv
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+import pandas as pd
+import torch
+import triton
+import triton.language as tl
+
+from reduction_transpose_fusion.runtime.triton_heuristics import launch_config
+from reduction_transpose_fusion_testing import families
+
+from . import harness
+
+
+@triton.jit
+def _fused_tile_kernel(x_ptr, q_ptr, t_ptr, ws_ptr, sum_ptr, sem_ptr, scale, N, C,
+                       XBLOCK: tl.constexpr, R0_BLOCK: tl.constexpr, RSPLIT: tl.constexpr,
+                       RSPLIT_P2: tl.constexpr, ACC: tl.constexpr, PREFETCH: tl.constexpr, FP8: tl.constexpr):
+    sid = tl.program_id(0)
+    xid = tl.program_id(1)
+    chunk = tl.cdiv(tl.cdiv(N, R0_BLOCK), RSPLIT) * R0_BLOCK
+    start = sid * chunk
+    end = tl.minimum(start + chunk, N)
+    cols1 = xid * XBLOCK + tl.arange(0, XBLOCK)
+    cols = cols1[:, None]
+    rbase = tl.arange(0, R0_BLOCK)[None, :]
+    acc_tile = tl.zeros([XBLOCK, R0_BLOCK], tl.float32)
+    acc_row = tl.zeros([XBLOCK], tl.float32)
+    nxt = tl.load(x_ptr + cols + C * (start + rbase), (start + rbase) < end, other=0.0,
+                  eviction_policy="evict_first")
+    for off in tl.range(start, end, R0_BLOCK):
+        rows = off + rbase
+        mask = rows < end
+        if PREFETCH:
+            cur = nxt
+            nxt = tl.load(x_ptr + cols + C * (rows + R0_BLOCK), (rows + R0_BLOCK) < end, other=0.0,
+                          eviction_policy="evict_first")
+        else:
+            cur = tl.load(x_ptr + cols + C * rows, mask, other=0.0, eviction_policy="evict_first")
+        f = cur.to(tl.float32)
+        if ACC == 0:
+            acc_tile = tl.where(mask, acc_tile + f, acc_tile)
+        elif ACC == 1:
+            acc_row += tl.sum(f, 1)
+        if FP8:  # TransformerEngine's cast-transpose: q = fp8(bf16(g * s)) and its transpose
+            q = (f * scale).to(tl.bfloat16).to(tl.float8e4nv)
+            tl.store(q_ptr + cols + C * rows, q, mask)
+            tl.store(t_ptr + rows + N * cols, q, mask)
+        else:
+            tl.store(t_ptr + rows + N * cols, cur, mask)
+    if ACC == 0:
+        part = tl.sum(acc_tile, 1)
+    else:
+        part = acc_row
+    tl.store(ws_ptr + cols1 * RSPLIT + sid, part)
+    tl.debug_barrier()
+    ticket = tl.atomic_add(sem_ptr + xid, 1, sem="acq_rel")
+    is_last = ticket == RSPLIT - 1
+    if is_last:
+        tl.atomic_xchg(sem_ptr + xid, 0, sem="relaxed")
+    tl.debug_barrier()
+    ks = tl.arange(0, RSPLIT_P2)[None, :]
+    peers = tl.load(ws_ptr + cols * RSPLIT + ks, (ks < RSPLIT) & is_last, other=0.0)
+    total = tl.sum(peers, 1)
+    if is_last:
+        tl.store(sum_ptr + cols1, total)
+
+
+# (label, corpus family, dtype, N, C): aligned large corpus shapes, the cases that should reach the copy SOL
+SHAPES = [
+    ("vit-f32", "F1-t", torch.float32, 25216, 3072),
+    ("vit-bf16", "F1-t", torch.bfloat16, 25216, 3072),
+    ("llama-bf16-14336", "F1-t", torch.bfloat16, 32768, 14336),
+    ("llama-fp16-4096", "F1-t", torch.float16, 8192, 4096),
+    ("vit-fp16-768", "F1-t", torch.float16, 25216, 768),
+    ("llama-f32-4096", "F1-t", torch.float32, 32768, 4096),
+    ("fp8-bf16-4096", "F5-fp8-cast-transpose-dbias", torch.bfloat16, 32768, 4096),
+]
+
+
+def run_lab(x: torch.Tensor, fp8: bool, scale: float, xblock: int, rblock: int, warps: int, pps: int,
+            acc: int, prefetch: int):
+    """Returns (callable, compiled kernel, outputs) of one lab variant over x [N, C]."""
+    n, c = x.shape
+    col_blocks = c // xblock
+    rsplit = max(1, min(64, 132 * pps // col_blocks, triton.cdiv(n, rblock)))
+    t = torch.empty((c, n), device=x.device, dtype=torch.float8_e4m3fn if fp8 else x.dtype)
+    q = torch.empty((n, c), device=x.device, dtype=torch.float8_e4m3fn) if fp8 else t
+    ws = torch.empty(c * rsplit, device=x.device, dtype=torch.float32)
+    total = torch.empty(c, device=x.device, dtype=torch.float32)
+    sem = torch.zeros(col_blocks, device=x.device, dtype=torch.int32)
+    grid = (rsplit, col_blocks)
+    args = (x, q, t, ws, total, sem, scale, n, c)
+    meta = dict(XBLOCK=xblock, R0_BLOCK=rblock, RSPLIT=rsplit, RSPLIT_P2=triton.next_power_of_2(rsplit),
+                ACC=acc, PREFETCH=prefetch, FP8=fp8, num_warps=warps, num_stages=1)
+    kernel = _fused_tile_kernel[grid](*args, **meta)
+    return (lambda: _fused_tile_kernel[grid](*args, **meta)), kernel, (t, total), rsplit
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", default="out")
+    args = parser.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    rows = []
+    for label, fam, dtype, n, c in SHAPES:
+        case = families.CASES[fam]
+        inputs = case.inputs(n, c, dtype, device="cuda")
+        fp8 = fam.startswith("F5")
+        x = inputs[0]
+        scale = inputs[1].item() if fp8 else 1.0  # a 0-d fp32 tensor in the graph
+        moved = x.numel() * x.element_size() + x.numel() * (2 if fp8 else x.element_size())
+        sol = [harness.copy_sol_ms(moved) for _ in range(2)]
+        stock, *_ = harness.compile_fn(case.fn, inputs, {})
+        fused, *_ = harness.compile_fn(case.fn, inputs, harness.FUSED)
+        ref = case.fn(*inputs)
+        base = dict(shape=label, dtype=str(dtype).replace("torch.", ""), N=n, C=c, copy_sol_ms=sol[0],
+                    copy_sol_ms_repeat=sol[1])
+        rows.append({**base, "variant": "stock", "ms": harness.bench(lambda: stock(*inputs))})
+        rows.append({**base, "variant": "inductor-fused", "ms": harness.bench(lambda: fused(*inputs))})
+        width = 1 if fp8 else x.element_size()
+        h = launch_config(c, n, width, x.element_size(), 132)
+        tiles = {(h.XBLOCK, h.R0_BLOCK)}
+        if x.element_size() == 2:
+            tiles.add((128, 128))
+        plan = [(tile, w, pps, acc, pf) for tile in sorted(tiles) for w in (4, 8) for pps in (3, 4, 6)
+                for acc in (0, 1) for pf in (0, 1) if tile == (h.XBLOCK, h.R0_BLOCK) or w == 8]
+        plan += [((h.XBLOCK, h.R0_BLOCK), w, 4, 2, 0) for w in (4, 8)]  # the bound: no accumulation
+        for (xb, rb), warps, pps, acc, pf in plan:
+            fn, kernel, (t, total), rsplit = run_lab(x, fp8, scale, xb, rb, warps, pps, acc, pf)
+            torch.cuda.synchronize()
+            want = ref[1] if fp8 else ref[0]
+            exact = bool(torch.equal(t.view(torch.uint8), want.view(torch.uint8)))
+            err = float(((total.double() - x.double().sum(0)).abs().max() / x.double().sum(0).abs().max()).item())
+            rows.append({**base, "variant": f"X{xb} R{rb} w{warps} pps{pps} acc{acc} pf{pf}", "XBLOCK": xb,
+                         "R0_BLOCK": rb, "num_warps": warps, "programs_per_sm": pps, "RSPLIT": rsplit, "acc": acc,
+                         "prefetch": pf, "ms": harness.bench(fn), "registers": kernel.n_regs,
+                         "n_spills": kernel.n_spills, "transposed_bit_exact": exact, "sum_rel_err": err})
+        df = pd.DataFrame(rows)
+        df["over_sol"] = df.ms / df.copy_sol_ms
+        df.to_csv(os.path.join(args.out, "lab-loop.csv"), index=False)
+        cur = df[df["shape"] == label].sort_values("ms")
+        print(cur[["shape", "variant", "ms", "over_sol", "registers", "RSPLIT", "transposed_bit_exact",
+                   "sum_rel_err"]].head(12).to_string(), flush=True)
+        print(cur[cur.variant.isin(["stock", "inductor-fused"])][["variant", "ms", "over_sol"]].to_string(),
+              flush=True)
+        torch.cuda.empty_cache()
+
+
+if __name__ == "__main__":
+    main()
