@@ -26,7 +26,7 @@ for step in "$@"; do
     sweep-*) python3 -m benchmarks.sweep --shapes "${step#sweep-}" --out "$OUT" 2>&1 | grep -v "it/s\]" \
                | tee "$OUT/$step.log" ;;
     main) python3 -m benchmarks.run --out "$OUT" 2>&1 | grep -v "case/s\]" | tee "$OUT/main.log" ;;
-    lab-loop) python3 -m benchmarks.lab_loop --out "$OUT" 2>&1 | tee "$OUT/lab-loop.log" ;;
+    lab-*) python3 -m benchmarks.lab_loop --plan "${step#lab-}" --out "$OUT" 2>&1 | tee "$OUT/$step.log" ;;
     profile-float8) python3 -m benchmarks.profile_float8 --out "$OUT" 2>&1 | tail -n 120 | tee "$OUT/profile.log" ;;
     corpus) python3 -m benchmarks.run --suite corpus --out "$OUT" 2>&1 | grep -v "case/s\]" | tee "$OUT/corpus.log" ;;
     *) echo "unknown step $step"; exit 2 ;;

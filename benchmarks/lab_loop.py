@@ -86,6 +86,7 @@ def _fused_tile_kernel(x_ptr, q_ptr, t_ptr, ws_ptr, sum_ptr, sem_ptr, scale, N, 
         tl.store(sum_ptr + cols1, total)
 
 
+MAX_LAB_RSPLIT = 256
 # (label, corpus family, dtype, N, C): aligned large corpus shapes, the cases that should reach the copy SOL
 SHAPES = [
     ("vit-f32", "F1-t", torch.float32, 25216, 3072),
@@ -97,13 +98,21 @@ SHAPES = [
     ("fp8-bf16-4096", "F5-fp8-cast-transpose-dbias", torch.bfloat16, 32768, 4096),
 ]
 
+GRID_SHAPES = [s for s in SHAPES if s[0] != "llama-f32-4096"]
+
 
 def run_lab(x: torch.Tensor, fp8: bool, scale: float, xblock: int, rblock: int, warps: int, pps: int,
-            acc: int, prefetch: int):
-    """Returns (callable, compiled kernel, outputs) of one lab variant over x [N, C]."""
+            acc: int, prefetch: int, tiles_per_program: int = 0):
+    """Returns (callable, compiled kernel, outputs, RSPLIT) of one lab variant over x [N, C]: RSPLIT from
+    ``pps`` programs per SM, or, if ``tiles_per_program`` is set, ceil(N / R0_BLOCK / tiles_per_program)."""
     n, c = x.shape
+    if c % xblock:
+        raise ValueError(f"the lab kernel has no column mask: C={c} must be a multiple of XBLOCK={xblock}")
     col_blocks = c // xblock
-    rsplit = max(1, min(64, 132 * pps // col_blocks, triton.cdiv(n, rblock)))
+    if tiles_per_program:
+        rsplit = min(MAX_LAB_RSPLIT, triton.cdiv(triton.cdiv(n, rblock), tiles_per_program))
+    else:
+        rsplit = max(1, min(64, 132 * pps // col_blocks, triton.cdiv(n, rblock)))
     t = torch.empty((c, n), device=x.device, dtype=torch.float8_e4m3fn if fp8 else x.dtype)
     q = torch.empty((n, c), device=x.device, dtype=torch.float8_e4m3fn) if fp8 else t
     ws = torch.empty(c * rsplit, device=x.device, dtype=torch.float32)
@@ -120,10 +129,12 @@ def run_lab(x: torch.Tensor, fp8: bool, scale: float, xblock: int, rblock: int, 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", default="out")
+    parser.add_argument("--plan", choices=["loop", "grid"], default="loop",
+                        help="loop: accumulator and prefetch variants; grid: tiles x programs (incl. 1-4 tiles each)")
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
     rows = []
-    for label, fam, dtype, n, c in SHAPES:
+    for label, fam, dtype, n, c in SHAPES if args.plan == "loop" else GRID_SHAPES:
         case = families.CASES[fam]
         inputs = case.inputs(n, c, dtype, device="cuda")
         fp8 = fam.startswith("F5")
@@ -143,22 +154,31 @@ def main() -> None:
         tiles = {(h.XBLOCK, h.R0_BLOCK)}
         if x.element_size() == 2:
             tiles.add((128, 128))
-        plan = [(tile, w, pps, acc, pf) for tile in sorted(tiles) for w in (4, 8) for pps in (3, 4, 6)
-                for acc in (0, 1) for pf in (0, 1) if tile == (h.XBLOCK, h.R0_BLOCK) or w == 8]
-        plan += [((h.XBLOCK, h.R0_BLOCK), w, 4, 2, 0) for w in (4, 8)]  # the bound: no accumulation
-        for (xb, rb), warps, pps, acc, pf in plan:
-            fn, kernel, (t, total), rsplit = run_lab(x, fp8, scale, xb, rb, warps, pps, acc, pf)
+        if args.plan == "loop":
+            plan = [(tile, w, pps, acc, pf, 0) for tile in sorted(tiles) for w in (4, 8) for pps in (3, 4, 6)
+                    for acc in (0, 1) for pf in (0, 1) if tile == (h.XBLOCK, h.R0_BLOCK) or w == 8]
+            plan += [((h.XBLOCK, h.R0_BLOCK), w, 4, 2, 0, 0) for w in (4, 8)]  # the bound: no accumulation
+        else:
+            wide = x.element_size() == 2
+            tiles = [(64, 128, 4), (64, 128, 8), (128, 128, 8), (128, 128, 4)] if wide else \
+                [(64, 64, 4), (64, 64, 8), (128, 64, 8), (64, 128, 8)]
+            grids = [(3, 0), (4, 0), (8, 0), (0, 1), (0, 2), (0, 4)]
+            plan = [((xb, rb), w, pps, acc, pf, g) for xb, rb, w in tiles for pps, g in grids
+                    for acc, pf in ((0, 0), (0, 1), (2, 0))]
+        for (xb, rb), warps, pps, acc, pf, g in plan:
+            fn, kernel, (t, total), rsplit = run_lab(x, fp8, scale, xb, rb, warps, pps, acc, pf, g)
             torch.cuda.synchronize()
             want = ref[1] if fp8 else ref[0]
             exact = bool(torch.equal(t.view(torch.uint8), want.view(torch.uint8)))
             err = float(((total.double() - x.double().sum(0)).abs().max() / x.double().sum(0).abs().max()).item())
-            rows.append({**base, "variant": f"X{xb} R{rb} w{warps} pps{pps} acc{acc} pf{pf}", "XBLOCK": xb,
+            rows.append({**base, "variant": f"X{xb} R{rb} w{warps} pps{pps} g{g} acc{acc} pf{pf}",
+                         "tiles_per_program": g, "XBLOCK": xb,
                          "R0_BLOCK": rb, "num_warps": warps, "programs_per_sm": pps, "RSPLIT": rsplit, "acc": acc,
                          "prefetch": pf, "ms": harness.bench(fn), "registers": kernel.n_regs,
                          "n_spills": kernel.n_spills, "transposed_bit_exact": exact, "sum_rel_err": err})
         df = pd.DataFrame(rows)
         df["over_sol"] = df.ms / df.copy_sol_ms
-        df.to_csv(os.path.join(args.out, "lab-loop.csv"), index=False)
+        df.to_csv(os.path.join(args.out, f"lab-{args.plan}.csv"), index=False)
         cur = df[df["shape"] == label].sort_values("ms")
         print(cur[["shape", "variant", "ms", "over_sol", "registers", "RSPLIT", "transposed_bit_exact",
                    "sum_rel_err"]].head(12).to_string(), flush=True)

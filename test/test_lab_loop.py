@@ -1,0 +1,31 @@
+"""The lab kernel of ``benchmarks/lab_loop.py`` computes what the fused kernel does (its timings are only
+comparable if it does): the transposed copy bit-exact and the column sums, for every switch it times."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from reduction_transpose_fusion_testing import families
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+@pytest.mark.parametrize("acc,prefetch,tiles_per_program", [(0, 0, 0), (0, 1, 0), (1, 0, 0), (1, 1, 0), (0, 1, 2),
+                                                            (2, 0, 0)])
+def test_lab_kernel_matches_reference(dtype, acc, prefetch, tiles_per_program):
+    from benchmarks import lab_loop
+
+    x = torch.randn(1000, 128, generator=torch.Generator().manual_seed(acc * 10 + prefetch)).to(dtype)
+    _, _, (t, total), rsplit = lab_loop.run_lab(x, False, 1.0, 64, 64, 4, 3, acc, prefetch, tiles_per_program)
+    assert rsplit > 1  # several programs per column block, so the ticket finish runs
+    assert torch.equal(families.bits(t), families.bits(x.t().contiguous()))
+    if acc < 2:  # ACC=2 is the bound: no accumulation at all
+        ref = x.double().sum(0)
+        assert families.rel_err(total, ref) < 1e-5
+
+
+def test_lab_kernel_rejects_a_partial_column_block():
+    from benchmarks import lab_loop
+
+    with pytest.raises(ValueError, match="multiple of XBLOCK"):
+        lab_loop.run_lab(torch.randn(100, 100), False, 1.0, 64, 64, 4, 3, 0, 0)
