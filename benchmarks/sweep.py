@@ -100,6 +100,22 @@ TUNE_PLAN = {
         "", "XBLOCK=32,R0_BLOCK=64,RSPLIT=8,num_warps=4", "XBLOCK=32,R0_BLOCK=64,RSPLIT=4,num_warps=8",
         "XBLOCK=32,R0_BLOCK=128,RSPLIT=5,num_warps=8", "XBLOCK=16,R0_BLOCK=128,RSPLIT=3,num_warps=4"],
 }
+# 16-bit shapes whose 64-wide column blocks alone fill one or two waves (SMs * 64 <= C < 2 * SMs * 64), below the
+# wide path's threshold: the X128 tiles that a stand-alone lab kernel ran fastest on bf16[32768, 14336]
+# (benchmarks/results/lab/2026-11-30-h200-lab-grid.csv: X128 R128 w4 at 8 programs per SM, 3.6% faster than the
+# generated kernel), beside the heuristic's launch ("").  {shape: [(XBLOCK, R0_BLOCK, warps, RSPLIT), ...]}
+MIDWIDE_PLAN = {
+    shape: ["", *(f"XBLOCK={xb},R0_BLOCK={rb},RSPLIT={rs},num_warps={w}" for xb, rb, w, rs in launches)]
+    for shapes, launches in (
+        ([("F1-t", "bf16", 8192, 14336), ("F1-t", "bf16", 32768, 14336)],
+         [(128, 128, 4, 4), (128, 128, 4, 9), (128, 128, 8, 4), (128, 128, 8, 9), (64, 128, 8, 2), (64, 128, 8, 4),
+          (128, 64, 4, 4)]),
+        ([("F2-mul-add", "bf16", 8192, 11008), ("F5-fp8-cast-transpose-dbias", "bf16", 32768, 11008)],
+         [(128, 128, 4, 6), (128, 128, 4, 12), (128, 128, 8, 6), (128, 128, 8, 12), (64, 128, 8, 3), (64, 128, 8, 6),
+          (128, 64, 4, 6)]),
+    )
+    for shape in shapes
+}
 PROGRAMS_PER_SM = [4, 8, 16, 32]
 SMALL_PROGRAMS_PER_SM = [1, 2, 4, 8, 16]
 NUM_SMS = 132
@@ -190,16 +206,16 @@ def main(argv=None) -> None:
     parser.add_argument("--out", type=pathlib.Path, required=True)
     parser.add_argument("--workers", type=int, default=12)
     parser.add_argument("--shapes", default="large",
-                        choices=["large", "small", "f5", "two", "waves", "odd", "check", "tune"],
+                        choices=["large", "small", "f5", "two", "waves", "odd", "check", "tune", "midwide"],
                         help="SHAPES, SMALL_SHAPES, F5_SHAPES, TWO_REDUCTION_SHAPES, the cases of WAVES_FILE, "
-                             "ODD_PLAN, CHECK_PLAN or TUNE_PLAN")
+                             "ODD_PLAN, CHECK_PLAN, TUNE_PLAN or MIDWIDE_PLAN")
     args = parser.parse_args(argv)
     if args.shapes == "waves":
         plan = wave_launches()
     elif args.shapes == "odd":
         plan = {shape: ["", *odd_launches(shape)] for shape in ODD_PLAN}  # "": the heuristic's own launch
-    elif args.shapes in ("check", "tune"):
-        plan = CHECK_PLAN if args.shapes == "check" else TUNE_PLAN
+    elif args.shapes in ("check", "tune", "midwide"):
+        plan = {"check": CHECK_PLAN, "tune": TUNE_PLAN, "midwide": MIDWIDE_PLAN}[args.shapes]
     else:
         shapes = {"large": SHAPES, "small": SMALL_SHAPES, "f5": F5_SHAPES, "two": TWO_REDUCTION_SHAPES}[args.shapes]
         plan = {shape: launches(*shape) for shape in shapes}
