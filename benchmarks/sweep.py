@@ -116,6 +116,16 @@ MIDWIDE_PLAN = {
     )
     for shape in shapes
 }
+# The size gate and stock's own split: the heuristic's launch ("") on inputs under 1 MiB whose column reduction stock
+# splits (N > 128: stock emits 3 kernels) and on inputs with N <= 128, where stock's outer split factor is 1 and it
+# already emits one kernel (the forced corpus run of 2026-11-30: c48/F2, split by stock, 1.58x fused at 786 KB; every
+# N <= 128 case 0.79-0.88x).
+GATE_PLAN = {shape: [""] for shape in (
+    ("F1-t", "fp32", 256, 8), ("F1-t", "fp32", 512, 128), ("F1-t", "bf16", 1024, 64), ("F1-t", "fp16", 4096, 32),
+    ("F3-layernorm-backward", "bf16", 2048, 128), ("F5-fp8-cast-transpose-dbias", "bf16", 4096, 64),
+    ("F1-t", "fp32", 128, 4096), ("F1-t", "bf16", 64, 8192), ("F2-mul-add", "fp32", 128, 2048),
+    ("F1-t", "fp32", 96, 2048),
+)}
 PROGRAMS_PER_SM = [4, 8, 16, 32]
 SMALL_PROGRAMS_PER_SM = [1, 2, 4, 8, 16]
 NUM_SMS = 132
@@ -206,16 +216,16 @@ def main(argv=None) -> None:
     parser.add_argument("--out", type=pathlib.Path, required=True)
     parser.add_argument("--workers", type=int, default=12)
     parser.add_argument("--shapes", default="large",
-                        choices=["large", "small", "f5", "two", "waves", "odd", "check", "tune", "midwide"],
+                        choices=["large", "small", "f5", "two", "waves", "odd", "check", "tune", "midwide", "gate"],
                         help="SHAPES, SMALL_SHAPES, F5_SHAPES, TWO_REDUCTION_SHAPES, the cases of WAVES_FILE, "
-                             "ODD_PLAN, CHECK_PLAN, TUNE_PLAN or MIDWIDE_PLAN")
+                             "ODD_PLAN, CHECK_PLAN, TUNE_PLAN, MIDWIDE_PLAN or GATE_PLAN")
     args = parser.parse_args(argv)
     if args.shapes == "waves":
         plan = wave_launches()
     elif args.shapes == "odd":
         plan = {shape: ["", *odd_launches(shape)] for shape in ODD_PLAN}  # "": the heuristic's own launch
-    elif args.shapes in ("check", "tune", "midwide"):
-        plan = {"check": CHECK_PLAN, "tune": TUNE_PLAN, "midwide": MIDWIDE_PLAN}[args.shapes]
+    elif args.shapes in ("check", "tune", "midwide", "gate"):
+        plan = {"check": CHECK_PLAN, "tune": TUNE_PLAN, "midwide": MIDWIDE_PLAN, "gate": GATE_PLAN}[args.shapes]
     else:
         shapes = {"large": SHAPES, "small": SMALL_SHAPES, "f5": F5_SHAPES, "two": TWO_REDUCTION_SHAPES}[args.shapes]
         plan = {shape: launches(*shape) for shape in shapes}
@@ -236,12 +246,13 @@ def main(argv=None) -> None:
         family, dtype, n, c = shape
         case = families.CASES[family]
         inputs = case.inputs(n, c, families.DTYPES[dtype], device="cuda")
-        stock_fn, _, _, _ = harness.compile_fn(case.fn, inputs, harness.STOCK)
+        stock_fn, stock_kernels, _, _ = harness.compile_fn(case.fn, inputs, harness.STOCK)
         stock_out = stock_fn(*inputs)
         moved = harness.nbytes(inputs) + harness.nbytes(stock_out)
         sol, stock = harness.copy_sol_ms(moved), harness.bench(lambda: stock_fn(*inputs))
         for launch in shape_launches:
-            row = dict(family=family, dtype=dtype, rows=n, cols=c, launch=launch, copy_sol_ms=sol, stock_ms=stock)
+            row = dict(family=family, dtype=dtype, rows=n, cols=c, launch=launch, copy_sol_ms=sol, stock_ms=stock,
+                       kernels_stock=stock_kernels)
             if warm[(shape, launch)] != "ok":
                 rows.append(row | dict(error=warm[(shape, launch)]))
                 continue
