@@ -37,8 +37,10 @@ ENTRIES = (
     # The gate.  Compared with the bytes of the tensor that is transposed: numel(x) * x.element_size(), where x is
     # the operand of the permute, in its own dtype (for q = g.to(float8); q.t().contiguous() that is q's bytes).
     # 1 MiB from the H200 corpus with every site fused (benchmarks/results/2026-11-29-h200-corpus-forced.csv): every
-    # case under 1 MiB ran at 0.80-0.99x of stock (one launch either way, and stock's persistent reduction is a better
-    # fit), every aligned one at or above it 1.03-1.85x.  The README has the table.
+    # case under 1 MiB ran at 0.80-0.99x of stock, every aligned one at or above it 1.03-1.85x.  Re-measured with the
+    # current launch (2026-11-30-h200-corpus-forced-small-run{1,2}.csv), what decides is stock's split rather than the
+    # bytes: the sites stock already emits as one kernel (N <= 128) ran 0.79-0.88x fused, and the one sub-1 MiB site
+    # stock splits (fp16[8192, 48], 786 KB) 1.58x and 1.61x.  One case does not set a gate; the README has the table.
     Entry(
         "reduction_transpose_fusion_min_bytes",
         2**20,

@@ -190,8 +190,9 @@ def skip_reason(site: Site) -> Optional[str]:
     1. a size is unbacked (no hint), so nothing can be decided without a guard; the tensor is empty; or N is so
        small that Inductor unrolls the reduction into pointwise code (no reduction kernel to fuse into).  Sizes with
        hints (dynamic shapes) are decided on the hints, without a guard: one compiled graph serves every size;
-    2. the size gate: fewer than ``reduction_transpose_fusion_min_bytes`` bytes transposed (default 1 MiB; every
-       corpus case under 1 MiB ran 0.80-0.99x of stock, every aligned case at or above it faster);
+    2. the size gate: fewer than ``reduction_transpose_fusion_min_bytes`` bytes transposed (default 1 MiB; the
+       corpus cases under 1 MiB that stock emits as one kernel ran 0.79-0.88x of stock fused, every aligned case at
+       or above it faster; see config.py for the one sub-1 MiB case stock splits);
     3. with ``reduction_transpose_fusion_profitability`` on (the default), the measured cases without a gain: stock
        already emits one unsplit kernel (wide C, so the fusion only changes its tile), ``v`` is not 16-bit and its
        rows are not 8-byte aligned, and ``v`` itself (:attr:`Site.copy_ops`, whatever the reductions read) is ``x``
