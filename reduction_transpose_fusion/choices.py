@@ -10,8 +10,9 @@ Two decisions differ from stock, and only for reductions that the post-grad pass
 * ``triton_kernel_kwargs`` gives that kernel back the parallelism the split provided: a cooperative reduction
   over ``RSPLIT`` programs with a fixed launch (:func:`..runtime.triton_heuristics.launch_config`) and the
   last-program finish of :class:`..codegen.triton.ReductionTransposeTritonKernel`.  Where that finish is not safe
-  (a reduction result read inside a later loop of the same kernel) it keeps Inductor's grid-barrier finish with a
-  grid of at most one program per SM, which is always co-resident.
+  (a reduction result read inside a later loop of the same kernel) it keeps Inductor's grid-barrier finish with
+  ``RSPLIT`` capped at one program per SM over the column blocks, which is always co-resident; where that cap is 1
+  (the column blocks alone fill the GPU) there is no barrier and the launch is an ordinary one.
 
 Everything else is ``InductorChoices``' default.  Each decision is logged under ``TORCH_LOGS=reduction_transpose_fusion``.
 """
@@ -79,6 +80,7 @@ class ReductionTransposeChoices(InductorChoices):
             override_persistent_reduction=False,
             fixed_config=FixedTritonConfig(launch.as_dict()),
             last_block_finish=last_block,
+            ordinary_launch=last_block or launch.RSPLIT == 1,  # no program waits for another
         )
         return kwargs
 
@@ -131,7 +133,8 @@ def _itemsizes(features, site: Site) -> tuple[int, int]:
 
 
 def _co_resident(launch: LaunchConfig, cols: int, num_sms: int) -> LaunchConfig:
-    """Cap the grid at one program per SM, which a cooperative launch can always make resident."""
+    """Cap ``RSPLIT`` at one program per SM over the column blocks, which a cooperative launch can always make
+    resident; 1 if the column blocks alone are that many (then the kernel has no barrier: an ordinary launch)."""
     col_blocks = -(-cols // launch.XBLOCK)
     rsplit = max(1, min(launch.RSPLIT, num_sms // col_blocks))
     return LaunchConfig(launch.XBLOCK, launch.R0_BLOCK, rsplit, launch.num_warps, launch.num_stages)

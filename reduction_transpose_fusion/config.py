@@ -98,20 +98,31 @@ def profitability() -> bool:
     return bool(inductor_config.reduction_transpose_fusion_profitability)
 
 
+MAX_NUM_WARPS = 32  # 1024 threads, CUDA's limit for a block
+
+
 def launch_override() -> dict[str, int]:
     """Parse ``reduction_transpose_fusion_launch_config`` into ``{key: int}`` (empty if unset).
 
     Raises:
-        ValueError: on a malformed item, an unknown key, or a non-positive value.
+        ValueError: if the entry is not a string; on a malformed item, an unknown or repeated key, a non-positive
+            value, or a ``num_warps`` that is not a power of two up to 32 (Triton needs a power of two; CUDA allows
+            1024 threads a block).
     """
     text = inductor_config.reduction_transpose_fusion_launch_config
+    if not isinstance(text, str):
+        raise ValueError(f"reduction_transpose_fusion_launch_config must be a string, got {text!r}")
     out: dict[str, int] = {}
     for item in filter(None, (s.strip() for s in text.split(","))):
         m = _LAUNCH_ITEM.match(item)
-        if not m or m.group(1) not in LAUNCH_KEYS or int(m.group(2)) < 1:
+        if not m or m.group(1) not in LAUNCH_KEYS or int(m.group(2)) < 1 or m.group(1) in out:
             raise ValueError(
                 f"reduction_transpose_fusion_launch_config: bad item {item!r}; "
-                f"expected KEY=positive int with KEY in {LAUNCH_KEYS}"
+                f"expected KEY=positive int with KEY in {LAUNCH_KEYS}, each key once"
             )
         out[m.group(1)] = int(m.group(2))
+    warps = out.get("num_warps", 1)
+    if warps & (warps - 1) or warps > MAX_NUM_WARPS:
+        raise ValueError(f"reduction_transpose_fusion_launch_config: num_warps={warps} is not a power of two "
+                         f"from 1 to {MAX_NUM_WARPS}")
     return out

@@ -32,15 +32,18 @@ class ReductionTransposeTritonKernel(TritonKernel):
 
     Only valid when every reduction of the kernel is in one loop and nothing inside that loop reads a reduction
     result (the other programs never see the final value); :func:`reduction_transpose_fusion.choices` checks that
-    before it sets the kwarg.
+    before it sets the kwarg.  ``ordinary_launch=True`` launches a cooperative reduction as an ordinary grid; it is
+    set for the last-program finish and for a grid-barrier kernel with ``RSPLIT`` 1, whose barrier is compiled out
+    (``HAS_RSPLIT`` is false) and whose column blocks alone may be more programs than can be resident at once.
     """
 
-    def __init__(self, *args, last_block_finish: bool = False, **kwargs):
+    def __init__(self, *args, last_block_finish: bool = False, ordinary_launch: bool = False, **kwargs):
         self.last_block_finish = last_block_finish
+        self.ordinary_launch = ordinary_launch or last_block_finish
         self._finish_emitted = False
         super().__init__(*args, **kwargs)
-        if last_block_finish and not self.cooperative_reduction:
-            raise ValueError("last_block_finish needs override_cooperative_reduction=True")
+        if self.ordinary_launch and not self.cooperative_reduction:
+            raise ValueError("last_block_finish and ordinary_launch need override_cooperative_reduction=True")
 
     def init_cooperative_reduction_mask(self):
         if not self.last_block_finish:
@@ -88,7 +91,7 @@ class ReductionTransposeTritonKernel(TritonKernel):
 
     def codegen_kernel(self, name=None):
         src = super().codegen_kernel(name)
-        if self.last_block_finish:
+        if self.ordinary_launch:
             src = _torch_private.drop_cooperative_launch(src)
         return src
 

@@ -162,10 +162,12 @@ def _unpaired(graph: torch.fx.Graph, sites: list[Site]) -> list[tuple[str, str]]
             continue
         v, why = _transposed_copy(n)
         if v is not None:
-            why = "no leading-dim reduction reads the same tensor"
+            why = ("no sum, mean, amax or amin over the leading dims reads the same tensor (other reductions, "
+                   "e.g. prod, var or max with indices, are not matched)")
         elif n.op == "call_function" and n.target in REDUCTIONS:
             u, why = _leading_dim_operand(n)
-            why = "no transposed contiguous copy of the same tensor" if u is not None else why
+            why = ("no transposed contiguous copy clone(permute(v)) of the same tensor (a cast or pointwise op "
+                   "between the permute and the copy is not matched)") if u is not None else why
             if why.startswith(_NOT_LEADING):
                 why = ""  # a row or middle-dim reduction: not a candidate at all
         if why:

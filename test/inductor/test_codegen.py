@@ -159,3 +159,20 @@ def test_a_reduction_read_in_a_later_loop_keeps_the_grid_barrier_on_a_resident_g
     launch = eval(re.search(r"config=(\{.*?\})", kernel).group(1))
     programs = launch["RSPLIT"] * -(-COLS // launch["XBLOCK"])
     assert launch["RSPLIT"] > 1 and programs <= 132  # one program per SM is always co-resident
+
+
+def test_a_grid_barrier_kernel_whose_column_blocks_fill_the_gpu_is_launched_as_an_ordinary_grid():
+    """With more column blocks than SMs the barrier kernel gets RSPLIT 1: it has no barrier to wait on, and a
+    cooperative launch of its grid (more programs than are resident at once) would be refused on the GPU."""
+    rows, cols = 64, 200 * 64  # 200 column blocks of 64 on the fake H200's 132 SMs
+    x = torch.randn(rows, cols, generator=torch.Generator().manual_seed(1))
+    src = interpret.generate(reads_its_own_sum, interpret.fake_inputs(((rows, cols), torch.float32)), **ON)
+    (kernel,) = interpret.kernel_sources(src).values()
+    launch = eval(re.search(r"config=(\{.*?\})", kernel).group(1))
+    assert launch["RSPLIT"] == 1 and -(-cols // launch["XBLOCK"]) > 132
+    assert "'launch_cooperative_grid': False" in kernel and "x_grid_barrier" in kernel
+    out = interpret.run_on_cpu(src, [x])
+    ref = reads_its_own_sum(x.double())
+    assert torch.equal(families.bits(out[0]), families.bits(x.t().contiguous()))
+    for got, want in zip(out[1:], ref[1:]):
+        assert families.rel_err(got, want) <= families.TOLERANCE[torch.float32]

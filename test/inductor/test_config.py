@@ -57,6 +57,23 @@ def test_bad_values_raise():
             config.launch_override()
 
 
+@pytest.mark.parametrize("text,match", [
+    ("num_warps=3", "num_warps=3 is not a power of two"),
+    ("num_warps=64", "num_warps=64 is not a power of two from 1 to 32"),
+    ("XBLOCK=64,XBLOCK=16", "each key once"),
+    (None, "must be a string"),
+])
+def test_launch_overrides_the_gpu_would_refuse_are_clear_errors(text, match):
+    with inductor_config.patch(reduction_transpose_fusion_launch_config=text):
+        with pytest.raises(ValueError, match=match):
+            config.launch_override()
+
+
+def test_a_valid_launch_override_parses():
+    with inductor_config.patch(reduction_transpose_fusion_launch_config=" XBLOCK=32, num_warps=8 ,RSPLIT=3"):
+        assert config.launch_override() == {"XBLOCK": 32, "num_warps": 8, "RSPLIT": 3}
+
+
 def test_other_torch_versions_are_refused():
     out = run_python("import torch; torch.__version__ = '2.10.0'; import reduction_transpose_fusion")
     assert out.returncode != 0

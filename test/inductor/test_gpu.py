@@ -59,9 +59,11 @@ def reads_its_own_sum(x):
     return x.t().contiguous(), s, x * s
 
 
-@pytest.mark.parametrize("rows,cols", [(25216, 3072), (197, 1000)])
+@pytest.mark.parametrize("rows,cols", [(25216, 3072), (197, 1000), (256, 20000)])
 def test_grid_barrier_finish_on_gpu(rows, cols):
-    """The fallback for a reduction read inside a later loop: Inductor's barrier finish on a co-resident grid."""
+    """The fallback for a reduction read inside a later loop: Inductor's barrier finish on a co-resident grid.
+    [256, 20000] has more column blocks than SMs: RSPLIT 1, no barrier, an ordinary launch (a cooperative one of
+    that grid would be refused)."""
     x = torch.randn(rows, cols, device="cuda")
     _, fused, kernels = compile_and_run(reads_its_own_sum, [x], FUSED)
     _, stock, _ = compile_and_run(reads_its_own_sum, [x], STOCK)

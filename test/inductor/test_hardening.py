@@ -235,8 +235,21 @@ def test_reruns_are_bitwise_identical():
 def test_every_candidate_is_logged_with_sizes_dtype_and_why(decisions):
     interpret.generate(two_copies_no_partner, interpret.fake_inputs(*[((4096, 512), torch.bfloat16)] * 2), **ON)
     text = "\n".join(decisions)
-    assert "skip clone bfloat16[512, 4096]: not a site: no leading-dim reduction reads the same tensor" in text
-    assert "skip sum_1 bfloat16[512]: not a site: no transposed contiguous copy of the same tensor" in text
+    assert ("skip clone bfloat16[512, 4096]: not a site: no sum, mean, amax or amin over the leading dims reads the "
+            "same tensor") in text
+    assert "skip sum_1 bfloat16[512]: not a site: no transposed contiguous copy clone(permute(v))" in text
+
+
+def test_a_copy_beside_an_unmatched_reduction_names_the_reductions_it_looks_for(decisions):
+    interpret.generate(lambda x: (x.t().contiguous(), x.prod(0)), interpret.fake_inputs(((256, 512), torch.float32)),
+                       **ON)
+    assert any("not a site: no sum, mean, amax or amin" in d and "prod" in d for d in decisions)
+
+
+def test_a_cast_between_the_permute_and_the_copy_is_named_in_the_log(decisions):
+    interpret.generate(lambda x: (x.t().to(torch.bfloat16).contiguous(), x.sum(0)),
+                       interpret.fake_inputs(((256, 512), torch.float32)), **ON)
+    assert any("a cast or pointwise op between the permute and the copy is not matched" in d for d in decisions)
 
 
 def test_an_unrolled_reduction_is_logged_as_skipped(decisions):
