@@ -13,7 +13,7 @@ last-program finish by ticket) and three switches, each a candidate change to th
 For each shape it also times the copy SOL (twice, for the noise), stock ``torch.compile`` and the package's fused
 kernel, so the lab kernel's baseline (ACC 0, PREFETCH 0) can be checked against the generated one.
 
-    python -m benchmarks.lab_loop --out DIR      # writes DIR/lab-loop.csv
+    python -m benchmarks.lab_loop --plan loop|grid --out DIR      # writes DIR/lab-loop.csv or DIR/lab-grid.csv
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from reduction_transpose_fusion.runtime.triton_heuristics import launch_config
 from reduction_transpose_fusion_testing import families
 
 from . import harness
+from .sweep import NUM_SMS
 
 
 @triton.jit
@@ -112,7 +113,7 @@ def run_lab(x: torch.Tensor, fp8: bool, scale: float, xblock: int, rblock: int, 
     if tiles_per_program:
         rsplit = min(MAX_LAB_RSPLIT, triton.cdiv(triton.cdiv(n, rblock), tiles_per_program))
     else:
-        rsplit = max(1, min(64, 132 * pps // col_blocks, triton.cdiv(n, rblock)))
+        rsplit = max(1, min(64, NUM_SMS * pps // col_blocks, triton.cdiv(n, rblock)))
     t = torch.empty((c, n), device=x.device, dtype=torch.float8_e4m3fn if fp8 else x.dtype)
     q = torch.empty((n, c), device=x.device, dtype=torch.float8_e4m3fn) if fp8 else t
     ws = torch.empty(c * rsplit, device=x.device, dtype=torch.float32)
@@ -142,15 +143,17 @@ def main() -> None:
         scale = inputs[1].item() if fp8 else 1.0  # a 0-d fp32 tensor in the graph
         moved = x.numel() * x.element_size() + x.numel() * (2 if fp8 else x.element_size())
         sol = [harness.copy_sol_ms(moved) for _ in range(2)]
-        stock, *_ = harness.compile_fn(case.fn, inputs, {})
+        stock, *_ = harness.compile_fn(case.fn, inputs, harness.STOCK)
         fused, *_ = harness.compile_fn(case.fn, inputs, harness.FUSED)
         ref = case.fn(*inputs)
+        want = ref[1] if fp8 else ref[0]
+        ref_sum = x.double().sum(0)
         base = dict(shape=label, dtype=str(dtype).replace("torch.", ""), N=n, C=c, copy_sol_ms=sol[0],
                     copy_sol_ms_repeat=sol[1])
         rows.append({**base, "variant": "stock", "ms": harness.bench(lambda: stock(*inputs))})
         rows.append({**base, "variant": "inductor-fused", "ms": harness.bench(lambda: fused(*inputs))})
         width = 1 if fp8 else x.element_size()
-        h = launch_config(c, n, width, x.element_size(), 132)
+        h = launch_config(c, n, width, x.element_size(), NUM_SMS)
         tiles = {(h.XBLOCK, h.R0_BLOCK)}
         if x.element_size() == 2:
             tiles.add((128, 128))
@@ -168,9 +171,8 @@ def main() -> None:
         for (xb, rb), warps, pps, acc, pf, g in plan:
             fn, kernel, (t, total), rsplit = run_lab(x, fp8, scale, xb, rb, warps, pps, acc, pf, g)
             torch.cuda.synchronize()
-            want = ref[1] if fp8 else ref[0]
             exact = bool(torch.equal(t.view(torch.uint8), want.view(torch.uint8)))
-            err = float(((total.double() - x.double().sum(0)).abs().max() / x.double().sum(0).abs().max()).item())
+            err = float(((total.double() - ref_sum).abs().max() / ref_sum.abs().max()).item())
             rows.append({**base, "variant": f"X{xb} R{rb} w{warps} pps{pps} g{g} acc{acc} pf{pf}",
                          "tiles_per_program": g, "XBLOCK": xb,
                          "R0_BLOCK": rb, "num_warps": warps, "programs_per_sm": pps, "RSPLIT": rsplit, "acc": acc,

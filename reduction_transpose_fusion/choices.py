@@ -80,7 +80,7 @@ class ReductionTransposeChoices(InductorChoices):
             override_persistent_reduction=False,
             fixed_config=FixedTritonConfig(launch.as_dict()),
             last_block_finish=last_block,
-            ordinary_launch=last_block or launch.RSPLIT == 1,  # no program waits for another
+            ordinary_launch=launch.RSPLIT == 1,  # no barrier to wait on (the last-program finish implies it too)
         )
         return kwargs
 
