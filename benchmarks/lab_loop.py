@@ -13,7 +13,11 @@ last-program finish by ticket) and three switches, each a candidate change to th
 For each shape it also times the copy SOL (twice, for the noise), stock ``torch.compile`` and the package's fused
 kernel, so the lab kernel's baseline (ACC 0, PREFETCH 0) can be checked against the generated one.
 
-    python -m benchmarks.lab_loop --plan loop|grid --out DIR      # writes DIR/lab-loop.csv or DIR/lab-grid.csv
+    python -m benchmarks.lab_loop --plan loop|grid|map --out DIR      # writes DIR/lab-<plan>.csv
+
+The ``map`` plan asks how the programs should be mapped to tiles: ``INTERLEAVE`` gives program ``s`` of a column
+block the row tiles ``s, s + RSPLIT, ...`` instead of a contiguous chunk, and a one-tile-a-program kernel (no loop,
+no finish) is timed in three orders, the mapping of a plain tiled transpose.
 """
 
 from __future__ import annotations
@@ -36,12 +40,19 @@ from .sweep import NUM_SMS
 @triton.jit
 def _fused_tile_kernel(x_ptr, q_ptr, t_ptr, ws_ptr, sum_ptr, sem_ptr, scale, N, C,
                        XBLOCK: tl.constexpr, R0_BLOCK: tl.constexpr, RSPLIT: tl.constexpr,
-                       RSPLIT_P2: tl.constexpr, ACC: tl.constexpr, PREFETCH: tl.constexpr, FP8: tl.constexpr):
+                       RSPLIT_P2: tl.constexpr, ACC: tl.constexpr, PREFETCH: tl.constexpr, FP8: tl.constexpr,
+                       INTERLEAVE: tl.constexpr = 0):
     sid = tl.program_id(0)
     xid = tl.program_id(1)
-    chunk = tl.cdiv(tl.cdiv(N, R0_BLOCK), RSPLIT) * R0_BLOCK
-    start = sid * chunk
-    end = tl.minimum(start + chunk, N)
+    if INTERLEAVE:  # row tiles sid, sid + RSPLIT, ... (prefetch not supported: its step is one tile)
+        start = sid * R0_BLOCK
+        end = N
+        step = RSPLIT * R0_BLOCK
+    else:
+        chunk = tl.cdiv(tl.cdiv(N, R0_BLOCK), RSPLIT) * R0_BLOCK
+        start = sid * chunk
+        end = tl.minimum(start + chunk, N)
+        step = R0_BLOCK
     cols1 = xid * XBLOCK + tl.arange(0, XBLOCK)
     cols = cols1[:, None]
     rbase = tl.arange(0, R0_BLOCK)[None, :]
@@ -49,7 +60,7 @@ def _fused_tile_kernel(x_ptr, q_ptr, t_ptr, ws_ptr, sum_ptr, sem_ptr, scale, N, 
     acc_row = tl.zeros([XBLOCK], tl.float32)
     nxt = tl.load(x_ptr + cols + C * (start + rbase), (start + rbase) < end, other=0.0,
                   eviction_policy="evict_first")
-    for off in tl.range(start, end, R0_BLOCK):
+    for off in tl.range(start, end, step):
         rows = off + rbase
         mask = rows < end
         if PREFETCH:
@@ -87,6 +98,77 @@ def _fused_tile_kernel(x_ptr, q_ptr, t_ptr, ws_ptr, sum_ptr, sem_ptr, scale, N, 
         tl.store(sum_ptr + cols1, total)
 
 
+@triton.jit
+def _one_tile_kernel(x_ptr, t_ptr, ws_ptr, sum_ptr, sem_ptr, N, C, XBLOCK: tl.constexpr, R0_BLOCK: tl.constexpr,
+                     ORDER: tl.constexpr, GROUP: tl.constexpr, PARTIALS: tl.constexpr, FINISH: tl.constexpr,
+                     CHUNK: tl.constexpr):
+    """One ``[XBLOCK, R0_BLOCK]`` tile a program, no loop: the mapping of a plain tiled transpose.  ORDER 0: row
+    tiles fastest (Inductor's pointwise transpose); 1: column blocks fastest; 2: GROUP column blocks fastest, then
+    row tiles (a swizzle).  PARTIALS stores the tile's column sums to ``ws [C, row tiles]`` (the generated kernel's
+    workspace layout).  FINISH: 0 none; 1 the ticket (``atomic_add``, acq_rel) only; 2 the ticket and the last
+    program's sum of the partials, CHUNK row tiles a step; 3 as 2 with a relaxed ticket (not a correct finish: it
+    measures what the release costs)."""
+    pid = tl.program_id(0)
+    row_tiles = tl.cdiv(N, R0_BLOCK)
+    col_blocks = C // XBLOCK
+    if ORDER == 0:
+        rt = pid % row_tiles
+        cb = pid // row_tiles
+    elif ORDER == 1:
+        cb = pid % col_blocks
+        rt = pid // col_blocks
+    else:
+        per_group = GROUP * row_tiles
+        first = (pid // per_group) * GROUP
+        size = tl.minimum(col_blocks - first, GROUP)
+        cb = first + (pid % per_group) % size
+        rt = (pid % per_group) // size
+    cols1 = cb * XBLOCK + tl.arange(0, XBLOCK)
+    cols = cols1[:, None]
+    rows = rt * R0_BLOCK + tl.arange(0, R0_BLOCK)[None, :]
+    mask = rows < N
+    tile = tl.load(x_ptr + cols + C * rows, mask, other=0.0, eviction_policy="evict_first")
+    tl.store(t_ptr + rows + N * cols, tile, mask)
+    if PARTIALS:
+        tl.store(ws_ptr + cols1 * row_tiles + rt, tl.sum(tile.to(tl.float32), 1))
+    if FINISH:
+        tl.debug_barrier()
+        if FINISH == 3:
+            ticket = tl.atomic_add(sem_ptr + cb, 1, sem="relaxed")
+        else:
+            ticket = tl.atomic_add(sem_ptr + cb, 1, sem="acq_rel")
+        is_last = ticket == row_tiles - 1
+        if is_last:
+            tl.atomic_xchg(sem_ptr + cb, 0, sem="relaxed")
+        tl.debug_barrier()
+        if FINISH >= 2:
+            acc = tl.zeros([XBLOCK, CHUNK], tl.float32)
+            for k in tl.range(0, row_tiles, CHUNK):
+                ks = k + tl.arange(0, CHUNK)[None, :]
+                acc += tl.load(ws_ptr + cols * row_tiles + ks, (ks < row_tiles) & is_last, other=0.0)
+            if is_last:
+                tl.store(sum_ptr + cols1, tl.sum(acc, 1))
+
+
+def run_one_tile(x: torch.Tensor, xblock: int, rblock: int, warps: int, order: int, partials: int, group: int = 8,
+                 finish: int = 0, chunk: int = 64):
+    """(callable, compiled kernel, transposed copy, partials [C, row tiles] fp32, column sums [C] fp32) of
+    :func:`_one_tile_kernel` over x [N, C] (C % XBLOCK == 0); the sums are written only with ``finish`` 2 or 3."""
+    n, c = x.shape
+    if c % xblock:
+        raise ValueError(f"the lab kernel has no column mask: C={c} must be a multiple of XBLOCK={xblock}")
+    t = torch.empty((c, n), device=x.device, dtype=x.dtype)
+    ws = torch.empty((c, triton.cdiv(n, rblock)), device=x.device, dtype=torch.float32)
+    total = torch.full((c,), float("nan"), device=x.device, dtype=torch.float32)
+    sem = torch.zeros(c // xblock, device=x.device, dtype=torch.int32)
+    grid = (triton.cdiv(n, rblock) * (c // xblock),)
+    args = (x, t, ws, total, sem, n, c)
+    meta = dict(XBLOCK=xblock, R0_BLOCK=rblock, ORDER=order, GROUP=group, PARTIALS=partials or finish > 0,
+                FINISH=finish, CHUNK=chunk, num_warps=warps, num_stages=1)
+    kernel = _one_tile_kernel[grid](*args, **meta)
+    return (lambda: _one_tile_kernel[grid](*args, **meta)), kernel, t, ws, total
+
+
 MAX_LAB_RSPLIT = 256
 # (label, corpus family, dtype, N, C): aligned large corpus shapes, the cases that should reach the copy SOL
 SHAPES = [
@@ -103,7 +185,7 @@ GRID_SHAPES = [s for s in SHAPES if s[0] != "llama-f32-4096"]
 
 
 def run_lab(x: torch.Tensor, fp8: bool, scale: float, xblock: int, rblock: int, warps: int, pps: int,
-            acc: int, prefetch: int, tiles_per_program: int = 0):
+            acc: int, prefetch: int, tiles_per_program: int = 0, interleave: int = 0):
     """Returns (callable, compiled kernel, outputs, RSPLIT) of one lab variant over x [N, C]: RSPLIT from
     ``pps`` programs per SM, or, if ``tiles_per_program`` is set, ceil(N / R0_BLOCK / tiles_per_program)."""
     n, c = x.shape
@@ -122,16 +204,37 @@ def run_lab(x: torch.Tensor, fp8: bool, scale: float, xblock: int, rblock: int, 
     grid = (rsplit, col_blocks)
     args = (x, q, t, ws, total, sem, scale, n, c)
     meta = dict(XBLOCK=xblock, R0_BLOCK=rblock, RSPLIT=rsplit, RSPLIT_P2=triton.next_power_of_2(rsplit),
-                ACC=acc, PREFETCH=prefetch, FP8=fp8, num_warps=warps, num_stages=1)
+                ACC=acc, PREFETCH=prefetch, FP8=fp8, INTERLEAVE=interleave, num_warps=warps, num_stages=1)
     kernel = _fused_tile_kernel[grid](*args, **meta)
     return (lambda: _fused_tile_kernel[grid](*args, **meta)), kernel, (t, total), rsplit
+
+
+def one_tile_rows(base: dict, x: torch.Tensor, want: torch.Tensor, ref_sum: torch.Tensor,
+                  tiles: list[tuple[int, int]]) -> list[dict]:
+    """Time :func:`_one_tile_kernel` in each order, with partials and each finish, on 4 and 8 warps."""
+    out = []
+    plan = [(tile, order, partials, 0) for tile in tiles[:1] for order in (0, 1, 2) for partials in (0, 1)]
+    plan += [(tile, order, 1, finish) for tile in tiles for order in (0, 1) for finish in (1, 2, 3)]
+    for tile, order, partials, finish in plan:
+        for warps in (4, 8):
+            fn, kernel, t, _, total = run_one_tile(x, *tile, warps, order, partials, finish=finish)
+            torch.cuda.synchronize()
+            err = float(((total.double() - ref_sum).abs().max() / ref_sum.abs().max()).item())
+            out.append({**base, "variant": f"one-tile X{tile[0]} R{tile[1]} w{warps} order{order} "
+                                           f"partials{partials} finish{finish}",
+                        "XBLOCK": tile[0], "R0_BLOCK": tile[1], "num_warps": warps, "order": order,
+                        "finish": finish, "acc": 3 if partials else 2, "ms": harness.bench(fn),
+                        "registers": kernel.n_regs, "n_spills": kernel.n_spills, "sum_rel_err": err,
+                        "transposed_bit_exact": bool(torch.equal(t.view(torch.uint8), want.view(torch.uint8)))})
+    return out
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", default="out")
-    parser.add_argument("--plan", choices=["loop", "grid"], default="loop",
-                        help="loop: accumulator and prefetch variants; grid: tiles x programs (incl. 1-4 tiles each)")
+    parser.add_argument("--plan", choices=["loop", "grid", "map"], default="loop",
+                        help="loop: accumulator and prefetch variants; grid: tiles x programs (incl. 1-4 tiles "
+                             "each); map: contiguous against interleaved row tiles, and one tile a program")
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
     rows = []
@@ -152,6 +255,11 @@ def main() -> None:
                     copy_sol_ms_repeat=sol[1])
         rows.append({**base, "variant": "stock", "ms": harness.bench(lambda: stock(*inputs))})
         rows.append({**base, "variant": "inductor-fused", "ms": harness.bench(lambda: fused(*inputs))})
+        if args.plan == "map":  # the same kernel with Inductor's contiguous row chunks, and the default again
+            chunked, *_ = harness.compile_fn(
+                case.fn, inputs, harness.FUSED | {"reduction_transpose_fusion_launch_config": "INTERLEAVE=0"})
+            rows.append({**base, "variant": "inductor-fused-chunked", "ms": harness.bench(lambda: chunked(*inputs))})
+            rows.append({**base, "variant": "inductor-fused", "ms": harness.bench(lambda: fused(*inputs))})
         width = 1 if fp8 else x.element_size()
         h = launch_config(c, n, width, x.element_size(), NUM_SMS)
         tiles = {(h.XBLOCK, h.R0_BLOCK)}
@@ -161,6 +269,11 @@ def main() -> None:
             plan = [(tile, w, pps, acc, pf, 0) for tile in sorted(tiles) for w in (4, 8) for pps in (3, 4, 6)
                     for acc in (0, 1) for pf in (0, 1) if tile == (h.XBLOCK, h.R0_BLOCK) or w == 8]
             plan += [((h.XBLOCK, h.R0_BLOCK), w, 4, 2, 0, 0) for w in (4, 8)]  # the bound: no accumulation
+        elif args.plan == "map":
+            plan = [((h.XBLOCK, h.R0_BLOCK), w, pps, acc, 0, 0, il) for w in (4, 8) for pps in (4, 8)
+                    for acc in (0, 2) for il in (0, 1)]
+            if not fp8:  # the one-tile kernel has no cast
+                rows += one_tile_rows(base, x, want, ref_sum, sorted(tiles, key=lambda t: t != (h.XBLOCK, h.R0_BLOCK)))
         else:
             wide = x.element_size() == 2
             tiles = [(64, 128, 4), (64, 128, 8), (128, 128, 8), (128, 128, 4)] if wide else \
@@ -168,13 +281,14 @@ def main() -> None:
             grids = [(3, 0), (4, 0), (8, 0), (0, 1), (0, 2), (0, 4)]
             plan = [((xb, rb), w, pps, acc, pf, g) for xb, rb, w in tiles for pps, g in grids
                     for acc, pf in ((0, 0), (0, 1), (2, 0))]
-        for (xb, rb), warps, pps, acc, pf, g in plan:
-            fn, kernel, (t, total), rsplit = run_lab(x, fp8, scale, xb, rb, warps, pps, acc, pf, g)
+        for (xb, rb), warps, pps, acc, pf, g, *il in plan:
+            il = il[0] if il else 0
+            fn, kernel, (t, total), rsplit = run_lab(x, fp8, scale, xb, rb, warps, pps, acc, pf, g, il)
             torch.cuda.synchronize()
             exact = bool(torch.equal(t.view(torch.uint8), want.view(torch.uint8)))
             err = float(((total.double() - ref_sum).abs().max() / ref_sum.abs().max()).item())
-            rows.append({**base, "variant": f"X{xb} R{rb} w{warps} pps{pps} g{g} acc{acc} pf{pf}",
-                         "tiles_per_program": g, "XBLOCK": xb,
+            rows.append({**base, "variant": f"X{xb} R{rb} w{warps} pps{pps} g{g} acc{acc} pf{pf} il{il}",
+                         "tiles_per_program": g, "interleave": il, "XBLOCK": xb,
                          "R0_BLOCK": rb, "num_warps": warps, "programs_per_sm": pps, "RSPLIT": rsplit, "acc": acc,
                          "prefetch": pf, "ms": harness.bench(fn), "registers": kernel.n_regs,
                          "n_spills": kernel.n_spills, "transposed_bit_exact": exact, "sum_rel_err": err})

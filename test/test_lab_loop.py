@@ -10,13 +10,14 @@ from reduction_transpose_fusion_testing import families
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
-@pytest.mark.parametrize("acc,prefetch,tiles_per_program", [(0, 0, 0), (0, 1, 0), (1, 0, 0), (1, 1, 0), (0, 1, 2),
-                                                            (2, 0, 0)])
-def test_lab_kernel_matches_reference(dtype, acc, prefetch, tiles_per_program):
+@pytest.mark.parametrize("acc,prefetch,tiles_per_program,interleave", [
+    (0, 0, 0, 0), (0, 1, 0, 0), (1, 0, 0, 0), (1, 1, 0, 0), (0, 1, 2, 0), (2, 0, 0, 0), (0, 0, 0, 1), (1, 0, 0, 1)])
+def test_lab_kernel_matches_reference(dtype, acc, prefetch, tiles_per_program, interleave):
     from benchmarks import lab_loop
 
     x = torch.randn(1000, 128, generator=torch.Generator().manual_seed(acc * 10 + prefetch)).to(dtype)
-    _, _, (t, total), rsplit = lab_loop.run_lab(x, False, 1.0, 64, 64, 4, 3, acc, prefetch, tiles_per_program)
+    _, _, (t, total), rsplit = lab_loop.run_lab(x, False, 1.0, 64, 64, 4, 3, acc, prefetch, tiles_per_program,
+                                                interleave)
     assert rsplit > 1  # several programs per column block, so the ticket finish runs
     assert torch.equal(families.bits(t), families.bits(x.t().contiguous()))
     if acc < 2:  # ACC=2 is the bound: no accumulation at all
@@ -29,3 +30,19 @@ def test_lab_kernel_rejects_a_partial_column_block():
 
     with pytest.raises(ValueError, match="multiple of XBLOCK"):
         lab_loop.run_lab(torch.randn(100, 100), False, 1.0, 64, 64, 4, 3, 0, 0)
+
+
+@pytest.mark.parametrize("order,finish", [(0, 0), (1, 0), (2, 0), (0, 2), (1, 2)])
+def test_one_tile_kernel_matches_reference(order, finish):
+    """Every order visits every tile once: the copy is bit-exact and the per-tile partials sum to the column sums;
+    with the finish, the last program of each column block writes those sums."""
+    from benchmarks import lab_loop
+
+    x = torch.randn(1000, 256, generator=torch.Generator().manual_seed(order)).to(torch.bfloat16)
+    # 4 column blocks: a partial group of 3; 16 row tiles summed 4 at a time
+    _, _, t, ws, total = lab_loop.run_one_tile(x, 64, 64, 4, order, partials=1, group=3, finish=finish, chunk=4)
+    assert torch.equal(families.bits(t), families.bits(x.t().contiguous()))
+    ref = x.double().sum(0)
+    assert families.rel_err(ws.sum(1), ref) < 1e-5
+    if finish:
+        assert families.rel_err(total, ref) < 1e-5
