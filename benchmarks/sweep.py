@@ -126,30 +126,6 @@ GATE_PLAN = {shape: [""] for shape in (
     ("F1-t", "fp32", 128, 4096), ("F1-t", "bf16", 64, 8192), ("F2-mul-add", "fp32", 128, 2048),
     ("F1-t", "fp32", 96, 2048),
 )}
-CASES_FILE = pathlib.Path(__file__).with_name("cases.csv")
-
-
-def interleave_plan() -> dict[tuple, list[str]]:
-    """Every corpus case with at least 8 MB in ``x`` and a row split (C under the wide path's 2 * SMs * 64): the
-    heuristic's launch ("", row tiles interleaved over the RSPLIT programs) twice, for the noise, and the same launch
-    with Inductor's contiguous row chunks."""
-    import pandas as pd
-
-    frame = pd.read_csv(CASES_FILE)
-    frame = frame[frame.suites.str.split().map(lambda s: "corpus" in s)]
-    big = frame.rows * frame.cols * frame.dtype.map({"fp32": 4, "bf16": 2, "fp16": 2}) >= 8_000_000
-    split = frame.cols < 2 * NUM_SMS * 64
-    return {(r.family, r.dtype, r.rows, r.cols): ["", "INTERLEAVE=0", ""] for r in frame[big & split].itertuples()}
-
-
-def tiles_plan() -> dict[tuple, list[str]]:
-    """The corpus cases of :func:`interleave_plan`: the heuristic's launch ("", one wave of looping programs) twice,
-    and the same tile with 1, 2 and 4 row tiles a program (many waves; the last program sums up to thousands of
-    partials in a loop)."""
-    return {shape: ["", "TILES_PER_PROGRAM=1", "TILES_PER_PROGRAM=2", "TILES_PER_PROGRAM=4", ""]
-            for shape in interleave_plan()}
-
-
 PROGRAMS_PER_SM = [4, 8, 16, 32]
 SMALL_PROGRAMS_PER_SM = [1, 2, 4, 8, 16]
 NUM_SMS = 132
@@ -240,17 +216,12 @@ def main(argv=None) -> None:
     parser.add_argument("--out", type=pathlib.Path, required=True)
     parser.add_argument("--workers", type=int, default=12)
     parser.add_argument("--shapes", default="large",
-                        choices=["large", "small", "f5", "two", "waves", "odd", "check", "tune", "midwide", "gate",
-                                 "interleave", "tiles"],
+                        choices=["large", "small", "f5", "two", "waves", "odd", "check", "tune", "midwide", "gate"],
                         help="SHAPES, SMALL_SHAPES, F5_SHAPES, TWO_REDUCTION_SHAPES, the cases of WAVES_FILE, "
-                             "ODD_PLAN, CHECK_PLAN, TUNE_PLAN, MIDWIDE_PLAN, GATE_PLAN, interleave_plan() or tiles_plan()")
+                             "ODD_PLAN, CHECK_PLAN, TUNE_PLAN, MIDWIDE_PLAN or GATE_PLAN")
     args = parser.parse_args(argv)
     if args.shapes == "waves":
         plan = wave_launches()
-    elif args.shapes == "interleave":
-        plan = interleave_plan()
-    elif args.shapes == "tiles":
-        plan = tiles_plan()
     elif args.shapes == "odd":
         plan = {shape: ["", *odd_launches(shape)] for shape in ODD_PLAN}  # "": the heuristic's own launch
     elif args.shapes in ("check", "tune", "midwide", "gate"):

@@ -14,12 +14,7 @@ version, because each item below is an unversioned internal that has changed bet
 |   ``cooperative_reduction_workspace_cache`` / ``body``   |   ``codegen_body``; see :func:`take_post_loop_code`       |
 | ``'launch_cooperative_grid': True`` in the kernel source | set inside ``codegen_kernel`` with no hook; see           |
 |                                                          |   :func:`drop_cooperative_launch`                         |
-| the loop header ``tl.range(rsplit_start, rsplit_end, ..`` | printed inside ``codegen_body`` (``triton.py:4987``); see |
-|                                                          |   :func:`interleave_row_loop`                             |
 | ``codegen/common.py`` ``DeferredLine``                   | a guard line must vanish with the store it guards         |
-| ``TritonKernel.codegen_cooperative_reduction_peer_combine`` | its peers load is one ``[XBLOCK, RSPLIT]`` tile; see    |
-|   and ``IndentedBuffer._lines``                          |   :func:`replace_last_line`                               |
-| ``simd.constant_repr``, ``utils.triton_type``            | the same literals and type names Inductor prints          |
 | ``_logging/_internal.py`` ``register_log``               | ``torch._logging`` does not export it; it lists our log   |
 |                                                          |   beside Inductor's (``TORCH_LOGS``, ``set_logs``)        |
 
@@ -36,11 +31,10 @@ from typing import Any
 import torch._inductor.config as inductor_config
 from torch._inductor.codegen import common as codegen_common
 from torch._inductor.codegen.common import DeferredLine
-from torch._inductor.codegen.simd import constant_repr
 from torch._inductor.codegen.cuda_combined_scheduling import CUDACombinedScheduling
 from torch._inductor.codegen.simd_kernel_features import DisableReduction, EnableReduction
 from torch._inductor.codegen.triton import FixedTritonConfig, TritonKernel, TritonScheduling
-from torch._inductor.utils import IndentedBuffer, triton_type
+from torch._inductor.utils import IndentedBuffer
 from torch._inductor.virtualized import V
 from torch.utils._config_module import Config, _ConfigEntry
 
@@ -56,17 +50,13 @@ __all__ = [
     "TritonKernel",
     "TritonScheduling",
     "V",
-    "constant_repr",
     "deferred_line",
     "drop_cooperative_launch",
     "install_choices",
-    "interleave_row_loop",
     "register_config_entry",
     "register_cuda_backend",
     "register_log",
-    "replace_last_line",
     "take_post_loop_code",
-    "triton_type",
 ]
 
 
@@ -198,45 +188,6 @@ def drop_cooperative_launch(kernel_source: str) -> str:
     if count != 1:
         raise AssertionError(f"expected {_COOPERATIVE_LAUNCH!r} once in the kernel source, found it {count} times")
     return kernel_source.replace(_COOPERATIVE_LAUNCH, "'launch_cooperative_grid': False")
-
-
-_CHUNKED_LOOP = "tl.range(rsplit_start, rsplit_end, R0_BLOCK)"
-_INTERLEAVED_LOOP = "tl.range(rsplit_id * R0_BLOCK, r0_numel, RSPLIT * R0_BLOCK)"
-
-
-def interleave_row_loop(kernel_source: str) -> str:
-    """Make a cooperative reduction's program ``s`` take row tiles ``s, s + RSPLIT, s + 2*RSPLIT, ...``.
-
-    Inductor gives each of the ``RSPLIT`` programs of a column block one contiguous chunk of rows
-    (``rsplit_start``..``rsplit_end``, ``triton.py:2637`` and ``4987``).  Interleaved, the programs of a column
-    block work on neighbouring row tiles at the same time, so the transposed stores of the whole grid land in a
-    narrow, moving band of each output row instead of ``RSPLIT`` bands far apart.  The masks already compare
-    against ``r0_numel`` (or are constant because ``R0_BLOCK`` divides it), and the partials stay indexed by
-    ``rsplit_id``, so nothing else changes.  A source without the loop (a persistent reduction) is returned as is.
-
-    Raises:
-        AssertionError: if the loop header occurs more than once (a kernel with two reduction loops).
-    """
-    count = kernel_source.count(_CHUNKED_LOOP)
-    if count > 1:
-        raise AssertionError(f"expected {_CHUNKED_LOOP!r} at most once in the kernel source, found it {count} times")
-    return kernel_source.replace(_CHUNKED_LOOP, _INTERLEAVED_LOOP)
-
-
-def replace_last_line(buffer: IndentedBuffer, prefix: str, code: str) -> None:
-    """Replace the last line of ``buffer``, which must start with ``prefix``, by ``code`` (several lines).
-
-    ``TritonKernel.codegen_cooperative_reduction_peer_combine`` (``triton.py:4520``) writes the peers load as the
-    last line of ``post_loop_store`` and returns the variable; a looped load has to take that line's place.
-
-    Raises:
-        AssertionError: if the last line is not the expected one (Inductor changed what it writes there).
-    """
-    line = buffer._lines[-1] if buffer._lines else None
-    if not isinstance(line, str) or not line.lstrip().startswith(prefix):
-        raise AssertionError(f"expected the last line of the buffer to start with {prefix!r}, found {line!r}")
-    buffer._lines.pop()
-    buffer.splice(code)
 
 
 def deferred_line(buffer_name: str, line: str) -> DeferredLine:

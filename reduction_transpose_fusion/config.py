@@ -56,9 +56,7 @@ ENTRIES = (
         "TORCHINDUCTOR_REDUCTION_TRANSPOSE_FUSION_PROFITABILITY",
         "Apply the measured profitability rules (skip sites that ran slower fused on the H200).",
     ),
-    # Expert override of the launch heuristic, e.g. "XBLOCK=64,R0_BLOCK=64,RSPLIT=16,num_warps=4,num_stages=1";
-    # INTERLEAVE=1 gives each of the RSPLIT programs every RSPLIT-th row tile instead of a contiguous chunk of rows;
-    # TILES_PER_PROGRAM=k sets RSPLIT to ceil(N / R0_BLOCK / k) (RSPLIT, if also given, wins).
+    # Expert override of the launch heuristic, e.g. "XBLOCK=64,R0_BLOCK=64,RSPLIT=16,num_warps=4,num_stages=1".
     # Keys left out keep the heuristic's value.  Used by the tuning sweep and by tests of odd configurations.
     Entry(
         "reduction_transpose_fusion_launch_config",
@@ -68,8 +66,7 @@ ENTRIES = (
     ),
 )
 
-LAUNCH_KEYS = ("XBLOCK", "R0_BLOCK", "RSPLIT", "num_warps", "num_stages", "INTERLEAVE", "TILES_PER_PROGRAM")
-_LAUNCH_MIN = {key: 0 if key == "INTERLEAVE" else 1 for key in LAUNCH_KEYS}
+LAUNCH_KEYS = ("XBLOCK", "R0_BLOCK", "RSPLIT", "num_warps", "num_stages")
 _LAUNCH_ITEM = re.compile(r"^\s*(\w+)\s*=\s*(\d+)\s*$")
 
 
@@ -118,14 +115,12 @@ def launch_override() -> dict[str, int]:
     out: dict[str, int] = {}
     for item in filter(None, (s.strip() for s in text.split(","))):
         m = _LAUNCH_ITEM.match(item)
-        if not m or m.group(1) not in LAUNCH_KEYS or int(m.group(2)) < _LAUNCH_MIN[m.group(1)] or m.group(1) in out:
+        if not m or m.group(1) not in LAUNCH_KEYS or int(m.group(2)) < 1 or m.group(1) in out:
             raise ValueError(
-                f"reduction_transpose_fusion_launch_config: bad item {item!r}; expected KEY=positive int with KEY "
-                f"in {LAUNCH_KEYS} (INTERLEAVE 0 or 1), each key once"
+                f"reduction_transpose_fusion_launch_config: bad item {item!r}; "
+                f"expected KEY=positive int with KEY in {LAUNCH_KEYS}, each key once"
             )
         out[m.group(1)] = int(m.group(2))
-    if out.get("INTERLEAVE", 0) > 1:
-        raise ValueError(f"reduction_transpose_fusion_launch_config: INTERLEAVE={out['INTERLEAVE']} is not 0 or 1")
     warps = out.get("num_warps", 1)
     if warps & (warps - 1) or warps > MAX_NUM_WARPS:
         raise ValueError(f"reduction_transpose_fusion_launch_config: num_warps={warps} is not a power of two "

@@ -25,11 +25,6 @@ import textwrap
 
 from .. import _torch_private
 from .._torch_private import TritonKernel, TritonScheduling
-from ..runtime.triton_heuristics import MAX_RSPLIT
-
-# How the last program combines a chunk of peers' partials elementwise when RSPLIT exceeds one load (MAX_RSPLIT);
-# Inductor's own final tl.sum / max2 / min2 over the chunk follows.  Other reductions keep RSPLIT <= MAX_RSPLIT.
-LOOPED_COMBINE = {"sum": "{} + {}", "max": "triton_helpers.maximum({}, {})", "min": "triton_helpers.minimum({}, {})"}
 
 
 class ReductionTransposeTritonKernel(TritonKernel):
@@ -40,15 +35,10 @@ class ReductionTransposeTritonKernel(TritonKernel):
     before it sets the kwarg.  ``ordinary_launch=True`` launches a cooperative reduction as an ordinary grid; it is
     set for the last-program finish and for a grid-barrier kernel with ``RSPLIT`` 1, whose barrier is compiled out
     (``HAS_RSPLIT`` is false) and whose column blocks alone may be more programs than can be resident at once.
-    ``interleave_rows=True`` (with the last-program finish only) deals the row tiles round-robin to the ``RSPLIT``
-    programs of a column block instead of giving each a contiguous chunk
-    (:func:`.._torch_private.interleave_row_loop`).
     """
 
-    def __init__(self, *args, last_block_finish: bool = False, ordinary_launch: bool = False,
-                 interleave_rows: bool = False, **kwargs):
+    def __init__(self, *args, last_block_finish: bool = False, ordinary_launch: bool = False, **kwargs):
         self.last_block_finish = last_block_finish
-        self.interleave_rows = interleave_rows and last_block_finish
         self.ordinary_launch = ordinary_launch or last_block_finish
         self._finish_emitted = False
         super().__init__(*args, **kwargs)
@@ -99,43 +89,10 @@ class ReductionTransposeTritonKernel(TritonKernel):
             """
         )
 
-    def reduction(self, dtype, src_dtype, reduction_type, value):
-        self._reduction_type = reduction_type  # read by the peers combine below, which Inductor calls without it
-        return super().reduction(dtype, src_dtype, reduction_type, value)
-
-    def codegen_cooperative_reduction_peer_combine(self, result_var, dtype, default_val):
-        peers = super().codegen_cooperative_reduction_peer_combine(result_var, dtype, default_val)
-        if self.last_block_finish and self.max_rsplit() > MAX_RSPLIT:
-            _torch_private.replace_last_line(self.post_loop_store, f"{peers} = tl.load(",
-                                             self._looped_peers_load(result_var, peers, dtype, default_val))
-        return peers
-
-    def _looped_peers_load(self, result_var, peers, dtype, default_val) -> str:
-        """The last program's load of ``RSPLIT`` partials per column, ``MAX_RSPLIT`` at a time, combined
-        elementwise into an ``[XBLOCK, MAX_RSPLIT]`` tile in index order (so the result is reproducible)."""
-        combine = LOOPED_COMBINE.get(self._reduction_type)
-        if combine is None or self.no_x_dim:
-            raise AssertionError(f"RSPLIT={self.max_rsplit()} > {MAX_RSPLIT} needs a sum, max or min reduction "
-                                 f"with an x dimension, got {self._reduction_type}")
-        default = _torch_private.constant_repr(default_val)
-        xmask = "" if self._has_constant_xmask() else " & xmask"
-        return textwrap.dedent(
-            f"""\
-            {peers} = tl.full([XBLOCK, {MAX_RSPLIT}], {default}, {_torch_private.triton_type(dtype)})
-            if rsplit_is_last:
-                for rsplit_k in tl.range(0, RSPLIT, {MAX_RSPLIT}):
-                    {peers}_k = rsplit_k + tl.arange(0, {MAX_RSPLIT})[None, :]
-                    {peers}_chunk = tl.load({result_var}_ws + (xindex * RSPLIT + {peers}_k), ({peers}_k < RSPLIT){xmask}, eviction_policy='evict_first', other={default})
-                    {peers} = {combine.format(peers, f"{peers}_chunk")}
-            """
-        )
-
     def codegen_kernel(self, name=None):
         src = super().codegen_kernel(name)
         if self.ordinary_launch:
             src = _torch_private.drop_cooperative_launch(src)
-        if self.interleave_rows:
-            src = _torch_private.interleave_row_loop(src)
         return src
 
 

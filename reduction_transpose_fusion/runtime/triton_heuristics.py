@@ -93,11 +93,6 @@ TRANSCENDENTAL = frozenset({
     "log2", "sigmoid", "sigmoid_backward", "silu", "silu_backward", "sin", "cos", "pow",
 })
 SHRINK_FLOOR = 32  # a shrunk tile edge stays one warp's 32 lanes wide
-# Each of the RSPLIT programs of a column block streams one contiguous chunk of rows (Inductor's order).  Dealing the
-# row tiles round-robin instead (INTERLEAVE=1) was within noise on most of the 28 corpus cases >= 8 MB with a row
-# split, 1-4% faster on a few 16-bit ones, and 4% slower on prime-large/F1 and 22% slower on a * b + 1 over
-# bf16[8192, 11008] (benchmarks/results/sweeps/2026-11-30-h200-sweep-interleave.csv).
-INTERLEAVE_ROWS = 0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -109,15 +104,9 @@ class LaunchConfig:
     RSPLIT: int
     num_warps: int
     num_stages: int = 1
-    # 1: program s of a column block takes row tiles s, s + RSPLIT, ... (interleaved); 0: Inductor's contiguous
-    # chunk of rows.  Not a Triton meta-parameter: the kernel's source changes (codegen/triton.py).
-    INTERLEAVE: int = INTERLEAVE_ROWS
 
     def as_dict(self) -> dict[str, int]:
-        """The Triton launch: ``XBLOCK``, ``R0_BLOCK``, ``RSPLIT``, ``num_warps``, ``num_stages``."""
-        out = dataclasses.asdict(self)
-        del out["INTERLEAVE"]
-        return out
+        return dataclasses.asdict(self)
 
 
 def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: int,
@@ -167,8 +156,6 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
         if block & (block - 1):
             raise ValueError(f"{key}={block} is not a power of two")
     default_rsplit = 1 if wide else _rsplit(cols, rows, widest, num_sms * programs_per_sm, xblock, rblock)
-    if "TILES_PER_PROGRAM" in override:  # RSPLIT from how many row tiles each program streams
-        default_rsplit = -(-(-(-rows // rblock)) // override["TILES_PER_PROGRAM"])
     rsplit = override.get("RSPLIT", default_rsplit)
     return LaunchConfig(
         XBLOCK=xblock,
@@ -176,7 +163,6 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
         RSPLIT=rsplit,
         num_warps=override.get("num_warps", warps),
         num_stages=override.get("num_stages", 1),
-        INTERLEAVE=override.get("INTERLEAVE", INTERLEAVE_ROWS),
     )
 
 
