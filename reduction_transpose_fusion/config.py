@@ -36,20 +36,22 @@ ENTRIES = (
     ),
     # The gate.  Compared with the bytes of the tensor that is transposed: numel(x) * x.element_size(), where x is
     # the operand of the permute, in its own dtype (for q = g.to(float8); q.t().contiguous() that is q's bytes).
-    # 1 MiB from the H200 corpus with every site fused (benchmarks/results/2026-11-29-h200-corpus-forced.csv): every
-    # case under 1 MiB ran at 0.80-0.99x of stock, every aligned one at or above it 1.03-1.85x.  Re-measured with the
-    # current launch (2026-11-30-h200-corpus-forced-small-run{1,2}.csv), what decides is stock's split rather than the
-    # bytes: the sites stock already emits as one kernel (N <= 128) ran 0.79-0.88x fused, and the one sub-1 MiB site
-    # stock splits (fp16[8192, 48], 786 KB) 1.58x and 1.61x.  One case does not set a gate; the README has the table.
+    # 8 KiB, the smallest input measured: on the H200 what separates losses from gains is stock's split, not the
+    # bytes (the profitability rule in fx_passes/reduction_transpose.py, skip_reason).  Every site stock splits ran
+    # faster fused, down to fp32[256, 8] = 8 KiB (1.04-1.20x under 1 MiB in the gate sweep, two runs,
+    # sweeps/2026-11-30-h200-sweep-gate-run{1,2}.csv; fp16[8192, 48] 1.58x and 1.61x,
+    # 2026-11-30-h200-corpus-forced-small-run{1,2}.csv), and every site stock emits as one kernel (N <= 128) ran
+    # slower fused at any size measured (8 KB to 2 MiB, 0.79-0.96x).  The first gate (64 MiB) and the second
+    # (1 MiB, 2026-11-29-h200-corpus-forced.csv) predate that rule; the README has the table.
     Entry(
         "reduction_transpose_fusion_min_bytes",
-        2**20,
+        8192,
         "TORCHINDUCTOR_REDUCTION_TRANSPOSE_FUSION_MIN_BYTES",
         "Fuse only when the transposed tensor has at least this many bytes.",
     ),
-    # The measured profitability rule beyond the gate (fx_passes/reduction_transpose.py, skip_reason): leave to stock
-    # a wide copy or fp8 cast that stock already emits as one kernel and that measured no faster fused.  False fuses
-    # every safe site over the gate.
+    # The measured profitability rules beyond the gate (fx_passes/reduction_transpose.py, skip_reason): leave to
+    # stock a site whose reduction stock does not split for a small N, and a wide copy or fp8 cast that stock already
+    # emits as one kernel; both measured slower or no faster fused.  False fuses every safe site over the gate.
     Entry(
         "reduction_transpose_fusion_profitability",
         True,

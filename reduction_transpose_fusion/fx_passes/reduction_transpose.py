@@ -28,6 +28,7 @@ from typing import Iterable, Optional
 import sympy
 import torch
 import torch._inductor.config as inductor_config
+from torch._inductor.choices import InductorChoices
 from torch._inductor.custom_graph_pass import CustomGraphModulePass, get_hash_for_files
 from torch._inductor.runtime.hints import DeviceProperties
 from torch._logging import trace_structured
@@ -192,13 +193,20 @@ def skip_reason(site: Site) -> Optional[str]:
     1. a size is unbacked (no hint), so nothing can be decided without a guard; the tensor is empty; or N is so
        small that Inductor unrolls the reduction into pointwise code (no reduction kernel to fuse into).  Sizes with
        hints (dynamic shapes) are decided on the hints, without a guard: one compiled graph serves every size;
-    2. the size gate: fewer than ``reduction_transpose_fusion_min_bytes`` bytes transposed (default 1 MiB; the
-       corpus cases under 1 MiB that stock emits as one kernel ran 0.79-0.88x of stock fused, every aligned case at
-       or above it faster; see config.py for the one sub-1 MiB case stock splits);
-    3. with ``reduction_transpose_fusion_profitability`` on (the default), the measured cases without a gain: stock
-       already emits one unsplit kernel (wide C, so the fusion only changes its tile), ``v`` is not 16-bit and its
-       rows are not 8-byte aligned, and ``v`` itself (:attr:`Site.copy_ops`, whatever the reductions read) is ``x``
-       copied as is (row-major views only) or a scaled fp8 cast of it (views, ``mul``, ``convert_element_type``).
+    2. the size gate: fewer than ``reduction_transpose_fusion_min_bytes`` bytes transposed (default 8 KiB, the
+       smallest input measured; above it stock's split decides, rule 3a);
+    3. with ``reduction_transpose_fusion_profitability`` on (the default), the measured cases without a gain:
+
+       a. stock does not split the reduction because N is small (:func:`stock_split_factor` is 1 and C is not
+          wide; N <= 128 at these sizes), so it already emits one kernel: every such site measured ran slower fused,
+          0.79-0.88x from 8 KB to 455 KB (``2026-11-30-h200-corpus-forced-small-run{1,2}.csv``) and 0.82-0.96x from
+          768 KB to 2 MiB (``sweeps/2026-11-30-h200-sweep-gate-run{1,2}.csv``), while every site stock splits, down
+          to 8 KB, ran faster fused: 1.04-1.20x under 1 MiB (the gate sweep, two runs) and 1.58-1.61x for
+          fp16[8192, 48];
+       b. stock already emits one unsplit kernel because C is wide (the fusion only changes its tile), ``v`` is not
+          16-bit and its rows are not 8-byte aligned, and ``v`` itself (:attr:`Site.copy_ops`, whatever the
+          reductions read) is ``x`` copied as is (row-major views only) or a scaled fp8 cast of it (views, ``mul``,
+          ``convert_element_type``).
        fp32[2048, 50257] ran at 0.96x of stock fused (0.99x with the best tile tried;
        ``sweeps/2026-11-29-h200-sweep-tune.csv``), fp32 -> fp8 [4096, 30522] at 0.997x in four runs (best tile
        tried 1.07x; ``sweeps/2026-11-29-h200-sweep-{odd,check}.csv``).  With another producer (fp32[2048, 50257]
@@ -220,21 +228,39 @@ def skip_reason(site: Site) -> Optional[str]:
         return f"{site.nbytes} bytes transposed < gate {gate} (reduction_transpose_fusion_min_bytes)"
     if not config.profitability():
         return None
+    wide = _wide(site)
+    if not wide and stock_split_factor(site) == 1:
+        return (f"stock already emits one unsplit kernel for N={site.hints[0]} (its split factor is 1; measured "
+                "slower fused; reduction_transpose_fusion_profitability=False overrides)")
     copied_as_is = site.copy_ops <= VIEW_OPS
     fp8_cast = site.itemsize == 1 and site.copy_ops <= VIEW_OPS | FP8_CAST_OPS
-    if (copied_as_is or fp8_cast) and site.itemsize != 2 and site.row_bytes[0] % 8 and _stock_is_one_kernel(site):
+    if (copied_as_is or fp8_cast) and site.itemsize != 2 and site.row_bytes[0] % 8 and wide:
         return (f"stock already emits one unsplit kernel for {'a copy' if copied_as_is else 'an fp8 cast'} with rows "
                 f"of {site.row_bytes[0]} bytes (measured no faster fused; "
                 "reduction_transpose_fusion_profitability=False overrides)")
     return None
 
 
-def _stock_is_one_kernel(site: Site) -> bool:
-    """True if stock Inductor would not split this column reduction (wide C: enough outputs to fill the GPU), so
-    it already fuses the transposed copy into one kernel and the fusion would only change its launch."""
-    # the rule of Reduction.num_splits (ir.py:1374): no split once numel_hint >= num_sm * 2 * 32
-    num_sms = DeviceProperties.create(torch.device("cuda", torch.cuda.current_device())).multi_processor_count
-    return site.hints[1] >= num_sms * 2 * 32
+def _device() -> torch.device:
+    return torch.device("cuda", torch.cuda.current_device())
+
+
+def _wide(site: Site) -> bool:
+    """True if C alone gives stock enough outputs not to split (``Reduction.num_splits``, ``ir.py:1374``: no split
+    once ``numel_hint >= num_sm * 2 * 32``)."""
+    return site.hints[1] >= DeviceProperties.create(_device()).multi_processor_count * 2 * 32
+
+
+def stock_split_factor(site: Site) -> int:
+    """How many ways stock Inductor splits the column reduction of ``site`` (1: one unsplit kernel, which already
+    holds the transposed copy), as ``Reduction.num_splits`` decides it for an outer reduction (``ir.py:1374``):
+    1 for N <= 32 or a wide C, else ``InductorChoices.reduction_split_factor`` (``choices.py:421``), which is
+    ceil(N / 128) for inputs under 33.5M elements on an H200 (so 1 for N <= 128).  ``config.split_reductions`` is
+    not consulted: with it off stock never splits, and the fusion still removes the separate transposed copy."""
+    rows, cols = site.hints
+    if rows <= 32 or _wide(site):
+        return 1
+    return InductorChoices.reduction_split_factor(_device(), rows, cols, inner_reduction=False)
 
 
 def find_sites(graph: torch.fx.Graph) -> list[Site]:

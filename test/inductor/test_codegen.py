@@ -19,7 +19,7 @@ from reduction_transpose_fusion_testing.stock_codegen import key, normalize
 
 ON = families.FUSE_EVERY_SITE
 OFF = dict(reduction_transpose_fusion=False)
-# real-model sizes: ViT-B/16 MLP activations (batch 128); 310 MB in fp32, 155 MB in bf16/fp16 (above the 1 MiB gate)
+# real-model sizes: ViT-B/16 MLP activations (batch 128); 310 MB in fp32, 155 MB in bf16/fp16 (above the 8 KiB gate)
 ROWS, COLS = 25216, 3072
 CASES = [(name, dt) for name in families.CASES for dt in families.DTYPES]
 
@@ -38,7 +38,8 @@ def kernel_launches(module_source: str) -> list[tuple[str, list[str]]]:
 @pytest.fixture(scope="session")
 def stock_sources() -> dict[str, str]:
     """Stock Inductor's code for every case, from a process that never imports the package."""
-    wanted = [[name, ROWS, COLS, dt] for name, dt in CASES] + [[name, 256, 128, "fp32"] for name in families.CASES]
+    wanted = [[name, ROWS, COLS, dt] for name, dt in CASES] + [[name, 128, 1024, "fp32"] for name in families.CASES]
+    wanted.append(["F1-t", 256, 4, "fp32"])
     env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
     proc = subprocess.run([sys.executable, "-m", "reduction_transpose_fusion_testing.stock_codegen"],
                           input=json.dumps(wanted), capture_output=True, text=True, env=env, timeout=1800)
@@ -69,10 +70,22 @@ def test_flag_off_is_stock_and_splits(name, dtype, stock_sources):
 
 
 @pytest.mark.parametrize("name", list(families.CASES))
-def test_below_the_gate_is_stock(name, stock_sources):
-    # 256 x 128 fp32 = 128 KiB, below the default 1 MiB gate
-    below = normalize(generate(name, "fp32", 256, 128, reduction_transpose_fusion=True))
-    assert below == stock_sources[key(name, 256, 128, "fp32")]
+def test_sites_stock_does_not_split_stay_stock(name, stock_sources):
+    """N = 128: stock's split factor is 1, so it emits one kernel; such sites ran 0.79-0.96x fused on the H200.
+    One more row and stock splits (3-4 kernels), and the default fuses."""
+    small_n = normalize(generate(name, "fp32", 128, 1024, reduction_transpose_fusion=True))
+    assert small_n == stock_sources[key(name, 128, 1024, "fp32")]
+    assert len(kernel_launches(small_n)) == 1
+    rows = 130 if name == "F4-flatten" else 129  # F4's input is [2, rows // 2, C]
+    assert len(kernel_launches(generate(name, "fp32", rows, 1024, **OFF))) >= 3
+    assert len(kernel_launches(generate(name, "fp32", rows, 1024, reduction_transpose_fusion=True))) == 1
+
+
+def test_below_the_gate_is_stock(stock_sources):
+    # 256 x 4 fp32 = 4 KiB, below the default 8 KiB gate, though stock splits it
+    below = normalize(generate("F1-t", "fp32", 256, 4, reduction_transpose_fusion=True))
+    assert below == stock_sources[key("F1-t", 256, 4, "fp32")]
+    assert len(kernel_launches(below)) == 3
 
 
 def test_gate_compares_the_bytes_of_the_transposed_tensor():

@@ -25,7 +25,7 @@ def run_python(code: str, **env: str) -> subprocess.CompletedProcess:
 
 def test_entries_are_registered_with_their_defaults():
     assert inductor_config.reduction_transpose_fusion is False
-    assert inductor_config.reduction_transpose_fusion_min_bytes == 2**20
+    assert inductor_config.reduction_transpose_fusion_min_bytes == 8192
     assert inductor_config.reduction_transpose_fusion_profitability is True
     assert inductor_config.reduction_transpose_fusion_launch_config == ""
     with inductor_config.patch(reduction_transpose_fusion=True, reduction_transpose_fusion_min_bytes=5):
@@ -109,10 +109,12 @@ def test_torch_logs_enables_the_decision_log():
 
 def test_each_site_is_logged_fused_or_skipped_with_why(decisions):
     case = families.CASES["F1-t"]
-    for rows in (4096, 64):
-        interpret.generate(case.fn, interpret.fake_inputs(*case.specs(rows, 1024, torch.float32)),
+    for rows, cols in ((4096, 1024), (64, 1024), (256, 4)):
+        interpret.generate(case.fn, interpret.fake_inputs(*case.specs(rows, cols, torch.float32)),
                            reduction_transpose_fusion=True)
     text = "\n".join(decisions)
     assert "fused sum_1 with transposed copy clone into one kernel (C=1024, N=4096)" in text
     assert "candidate clone + sum_1 (x=arg0_1, float32, N=4096, C=1024, 16777216 bytes)" in text
-    assert "skip clone + sum_1 (x=arg0_1, float32, N=64, C=1024, 262144 bytes): 262144 bytes transposed < gate 1048576" in text
+    assert ("skip clone + sum_1 (x=arg0_1, float32, N=64, C=1024, 262144 bytes): stock already emits one unsplit "
+            "kernel for N=64 (its split factor is 1") in text
+    assert "skip clone + sum_1 (x=arg0_1, float32, N=256, C=4, 4096 bytes): 4096 bytes transposed < gate 8192" in text

@@ -46,6 +46,11 @@ def site(rows, cols, fn=families.f1_t, dtype=torch.float32):
 
 
 def test_skip_reasons_in_order():
+    assert "gate" in rt.skip_reason(site(256, 4))  # 4 KiB, below the default 8 KiB
+    assert "one unsplit kernel for N=128" in rt.skip_reason(site(128, 4096))  # stock's split factor is 1
+    assert rt.skip_reason(site(129, 4096)) is None  # stock splits in two
+    with inductor_config.patch(reduction_transpose_fusion_profitability=False):
+        assert rt.skip_reason(site(128, 4096)) is None
     with inductor_config.patch(reduction_transpose_fusion_min_bytes=1 << 20):
         assert "gate" in rt.skip_reason(site(64, 48))
         assert rt.skip_reason(site(1024, 1024)) is None
@@ -53,6 +58,14 @@ def test_skip_reasons_in_order():
         assert "one unsplit kernel" in rt.skip_reason(site(1024, 50257))
         with inductor_config.patch(reduction_transpose_fusion_profitability=False):
             assert rt.skip_reason(site(1024, 50257)) is None
+
+
+@pytest.mark.parametrize("rows,cols,factor", [(32, 4096, 1), (128, 2048, 1), (129, 2048, 2), (256, 8, 2),
+                                               (8192, 48, 64), (1024, 8448, 1), (1024, 8447, 8)])
+def test_stock_split_factor_follows_inductor(rows, cols, factor):
+    """Inductor's own split of an outer reduction (ir.py:1374 and InductorChoices.reduction_split_factor): none for
+    N <= 32 or C >= 64 * SMs (8448 on the H200), else ceil(N / 128) at these sizes."""
+    assert rt.stock_split_factor(site(rows, cols)) == factor
 
 
 def test_wide_plain_copies_without_a_gain_stay_stock():
