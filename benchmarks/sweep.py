@@ -119,7 +119,8 @@ MIDWIDE_PLAN = {
 # The size gate and stock's own split: the heuristic's launch ("") on inputs under 1 MiB whose column reduction stock
 # splits (N > 128: stock emits 3 kernels) and on inputs with N <= 128, where stock's outer split factor is 1 and it
 # already emits one kernel (the forced corpus run of 2026-11-30: c48/F2, split by stock, 1.58x fused at 786 KB; every
-# N <= 128 case 0.79-0.88x).
+# N <= 128 case 0.79-0.88x).  Run twice on 2026-11-30 (sweeps/2026-11-30-h200-sweep-gate-run{1,2}.csv): the split
+# sites 1.04-1.20x, the N <= 128 ones 0.82-0.96x; hence the split rule and the 8 KiB gate.
 GATE_PLAN = {shape: [""] for shape in (
     ("F1-t", "fp32", 256, 8), ("F1-t", "fp32", 512, 128), ("F1-t", "bf16", 1024, 64), ("F1-t", "fp16", 4096, 32),
     ("F3-layernorm-backward", "bf16", 2048, 128), ("F5-fp8-cast-transpose-dbias", "bf16", 4096, 64),
