@@ -36,12 +36,12 @@ ENTRIES = (
     ),
     # The gate.  Compared with the bytes of the tensor that is transposed: numel(x) * x.element_size(), where x is
     # the operand of the permute, in its own dtype (for q = g.to(float8); q.t().contiguous() that is q's bytes).
-    # 8 KiB, the smallest input measured: on the H200 what separates losses from gains is stock's split, not the
-    # bytes (the profitability rule in fx_passes/reduction_transpose.py, skip_reason).  Every site stock splits ran
-    # faster fused, down to fp32[256, 8] = 8 KiB (1.04-1.20x under 1 MiB in the gate sweep, two runs,
-    # sweeps/2026-11-30-h200-sweep-gate-run{1,2}.csv; fp16[8192, 48] 1.58x and 1.61x,
+    # 8 KiB, the smallest site stock splits that was measured: on the H200 what separates losses from gains is
+    # stock's split, not the bytes (the profitability rule in fx_passes/reduction_transpose.py, skip_reason).
+    # Every site stock splits ran faster fused, down to fp32[256, 8] = 8 KiB (1.04-1.20x under 1 MiB in the gate
+    # sweep, two runs, sweeps/2026-11-30-h200-sweep-gate-run{1,2}.csv; fp16[8192, 48] 1.58x and 1.61x,
     # 2026-11-30-h200-corpus-forced-small-run{1,2}.csv), and every site stock emits as one kernel (N <= 128) ran
-    # slower fused at any size measured (8 KB to 2 MiB, 0.79-0.96x).  The first gate (64 MiB) and the second
+    # slower fused at any size measured (7.5 KiB to 2 MiB, 0.79-0.96x).  The first gate (64 MiB) and the second
     # (1 MiB, 2026-11-29-h200-corpus-forced.csv) predate that rule; the README has the table.
     Entry(
         "reduction_transpose_fusion_min_bytes",

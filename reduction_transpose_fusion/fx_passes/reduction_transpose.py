@@ -63,6 +63,10 @@ class Site:
         producer_ops: names of the pointwise ops between ``x`` and ``u`` or ``v`` (e.g. ``{"mul", "add"}``).
         dtype: dtype of ``v`` (e.g. "bfloat16").
         copy_ops: names of the ops between ``x`` and ``v`` alone (views included; empty when ``v`` is ``x``).
+        inner_reads: full-size tensors ``u`` is computed from that are contiguous along a reduced dim (e.g. ``a.t()``
+            of a contiguous ``a``); Inductor calls such a read "inner" (``ir.py:1433``).
+        outer_reads: the other full-size tensors ``u`` is computed from (row-major, the usual case).
+        device: the device of ``v`` (e.g. "cuda:0").
     """
 
     transpose: str
@@ -75,6 +79,9 @@ class Site:
     producer_ops: frozenset = frozenset()
     dtype: str = ""
     copy_ops: frozenset = frozenset()
+    inner_reads: int = 0
+    outer_reads: int = 1
+    device: str = "cuda"
 
     @property
     def nbytes(self) -> Optional[int]:
@@ -190,15 +197,18 @@ def skip_reason(site: Site) -> Optional[str]:
 
     0. ``torch.use_deterministic_algorithms(True)`` asks for no atomics, and the fused finish takes an atomic ticket
        (its result is bitwise reproducible either way; stock's split reduction uses no atomics);
-    1. a size is unbacked (no hint), so nothing can be decided without a guard; the tensor is empty; or N is so
-       small that Inductor unrolls the reduction into pointwise code (no reduction kernel to fuse into).  Sizes with
-       hints (dynamic shapes) are decided on the hints, without a guard: one compiled graph serves every size;
+    1. a size is unbacked (no hint), so nothing can be decided without a guard; the tensor is empty; Inductor
+       lowers the reduction as an inner one, with its own split (C = 1, or most full-size reads contiguous along N,
+       ``ir.py:1433``); or N is so small that Inductor unrolls the reduction into pointwise code (no reduction
+       kernel to fuse into).  Sizes with hints (dynamic shapes) are decided on the
+       hints, without a guard: one compiled graph serves every size;
     2. the size gate: fewer than ``reduction_transpose_fusion_min_bytes`` bytes transposed (default 8 KiB, the
-       smallest input measured; above it stock's split decides, rule 3a);
+       smallest site stock splits that was measured; above it stock's split decides, rule 3a);
     3. with ``reduction_transpose_fusion_profitability`` on (the default), the measured cases without a gain:
 
-       a. stock does not split the reduction because N is small (:func:`stock_split_factor` is 1 and C is not
-          wide; N <= 128 at these sizes), so it already emits one kernel: every such site measured ran slower fused,
+       a. stock does not split the reduction and C is not wide (:func:`stock_split_factor` is 1: N <= 128 at these
+          sizes, or ``split_reductions`` off), so it already emits one kernel that holds the transposed copy: every
+          such site measured (all with N <= 128) ran slower fused,
           0.79-0.88x from 8 KB to 455 KB (``2026-11-30-h200-corpus-forced-small-run{1,2}.csv``) and 0.82-0.96x from
           768 KB to 2 MiB (``sweeps/2026-11-30-h200-sweep-gate-run{1,2}.csv``), while every site stock splits, down
           to 8 KB, ran faster fused: 1.04-1.20x under 1 MiB (the gate sweep, two runs) and 1.58-1.61x for
@@ -220,6 +230,13 @@ def skip_reason(site: Site) -> Optional[str]:
         return "a size has no hint (unbacked), so the gate cannot be decided"
     if site.nbytes == 0:
         return "empty tensor (N * C == 0)"
+    if site.hints[1] == 1:
+        return ("C=1: the reduction is over every element, which Inductor lowers as an inner reduction with its own "
+                "split, not a column reduction the transposed copy can share")
+    if site.inner_reads > site.outer_reads:
+        return (f"{site.inner_reads} of the {site.inner_reads + site.outer_reads} full-size reads of the reduction "
+                "are contiguous along N (transposed inputs), so Inductor lowers it as an inner reduction; only column "
+                "(outer) reductions are fused")
     if site.rows.is_number and site.hints[0] < inductor_config.unroll_reductions_threshold:  # ir.py:1580
         return (f"N={site.hints[0]} < unroll_reductions_threshold ({inductor_config.unroll_reductions_threshold}): "
                 "Inductor computes the reduction as pointwise code")
@@ -230,8 +247,9 @@ def skip_reason(site: Site) -> Optional[str]:
         return None
     wide = _wide(site)
     if not wide and stock_split_factor(site) == 1:
-        return (f"stock already emits one unsplit kernel for N={site.hints[0]} (its split factor is 1; measured "
-                "slower fused; reduction_transpose_fusion_profitability=False overrides)")
+        hint = "" if site.rows.is_number else " (size hint)"
+        return (f"stock already emits one unsplit kernel for N={site.hints[0]}{hint} (its split factor is 1; "
+                "measured slower fused; reduction_transpose_fusion_profitability=False overrides)")
     copied_as_is = site.copy_ops <= VIEW_OPS
     fp8_cast = site.itemsize == 1 and site.copy_ops <= VIEW_OPS | FP8_CAST_OPS
     if (copied_as_is or fp8_cast) and site.itemsize != 2 and site.row_bytes[0] % 8 and wide:
@@ -241,26 +259,33 @@ def skip_reason(site: Site) -> Optional[str]:
     return None
 
 
-def _device() -> torch.device:
+def _device(site: Site) -> torch.device:
+    """The site's CUDA device (whose SM count stock's split uses); the current one if the graph names none (the
+    pass runs for the CUDA backend only; tests trace graphs on the CPU)."""
+    device = torch.device(site.device)
+    if device.type == "cuda" and device.index is not None:
+        return device
     return torch.device("cuda", torch.cuda.current_device())
 
 
 def _wide(site: Site) -> bool:
     """True if C alone gives stock enough outputs not to split (``Reduction.num_splits``, ``ir.py:1374``: no split
     once ``numel_hint >= num_sm * 2 * 32``)."""
-    return site.hints[1] >= DeviceProperties.create(_device()).multi_processor_count * 2 * 32
+    return site.hints[1] >= DeviceProperties.create(_device(site)).multi_processor_count * 2 * 32
 
 
 def stock_split_factor(site: Site) -> int:
-    """How many ways stock Inductor splits the column reduction of ``site`` (1: one unsplit kernel, which already
-    holds the transposed copy), as ``Reduction.num_splits`` decides it for an outer reduction (``ir.py:1374``):
-    1 for N <= 32 or a wide C, else ``InductorChoices.reduction_split_factor`` (``choices.py:421``), which is
-    ceil(N / 128) for inputs under 33.5M elements on an H200 (so 1 for N <= 128).  ``config.split_reductions`` is
-    not consulted: with it off stock never splits, and the fusion still removes the separate transposed copy."""
+    """How many ways stock Inductor splits the column (outer) reduction of ``site`` (1: one unsplit kernel, which
+    already holds the transposed copy), as ``Reduction.num_splits`` decides it (``ir.py:1291``): 1 with
+    ``config.split_reductions`` off, for N <= 32 and for a wide C (``numel_hint >= num_sm * 2 * 32``), else stock's
+    ``InductorChoices.reduction_split_factor(..., inner_reduction=False)`` (``choices.py:421``; the stock class, not
+    a user's handler), which is ceil(N / 128) below 32 * SMs * 2048 elements (8.65M on an H200), so 1 for N <= 128.
+    Sites whose reduction Inductor lowers as an inner one (C = 1, transposed inputs) are skipped before this is
+    asked (:func:`skip_reason`, rule 1)."""
     rows, cols = site.hints
-    if rows <= 32 or _wide(site):
+    if not inductor_config.split_reductions or rows <= 32 or _wide(site):
         return 1
-    return InductorChoices.reduction_split_factor(_device(), rows, cols, inner_reduction=False)
+    return InductorChoices.reduction_split_factor(_device(site), rows, cols, inner_reduction=False)
 
 
 def find_sites(graph: torch.fx.Graph) -> list[Site]:
@@ -289,9 +314,22 @@ def find_sites(graph: torch.fx.Graph) -> list[Site]:
                 log.debug("not a site %s + %s: no shared source", copy.name, red.name)
                 continue
             val = v.meta["val"]
+            inner = sum(_contiguous_along_rows(leaf, u_shape) for leaf in u_leaves)
             sites.append(Site(copy.name, red.name, shared[0].name, _expr(rows), _expr(cols), _hints((n, c)),
-                              val.element_size(), u_ops | v_ops, str(val.dtype).removeprefix("torch."), v_ops))
+                              val.element_size(), u_ops | v_ops, str(val.dtype).removeprefix("torch."), v_ops,
+                              inner, len(u_leaves) - inner, str(val.device)))
     return sites
+
+
+def _contiguous_along_rows(leaf: torch.fx.Node, shape: tuple) -> bool:
+    """True if ``leaf`` (read at ``u``'s own index, ``shape`` [..., C]) has stride 1 along a leading (reduced) dim
+    of size > 1, as Inductor's ``Reduction.num_splits`` classifies a read (``ir.py:1433``).  A leaf of another shape
+    was reached through row-major views, so it is row-major: False.  Unknown strides count as False."""
+    val = leaf.meta["val"]
+    if tuple(val.shape) != tuple(shape):
+        return False
+    return any(not _known_eq(size, 1) and _known_eq(stride, 1)
+               for size, stride in zip(val.shape[:-1], val.stride()[:-1]))
 
 
 def _transposed_operand(node: torch.fx.Node) -> Optional[torch.fx.Node]:

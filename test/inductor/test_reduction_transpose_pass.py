@@ -68,6 +68,38 @@ def test_stock_split_factor_follows_inductor(rows, cols, factor):
     assert rt.stock_split_factor(site(rows, cols)) == factor
 
 
+def _producer_of_transposed_inputs(a, b, c):
+    y = c + a.t() * b.t()
+    return y.t().contiguous(), y.sum(0)
+
+
+def _producer_of_one_transposed_input(a, c):
+    y = c + a.t()
+    return y.t().contiguous(), y.sum(0)
+
+
+def test_reductions_inductor_lowers_as_inner_are_skipped():
+    """Inductor calls a reduction inner when more of its full-size reads are contiguous along N than not
+    (ir.py:1433), or when C = 1; it then splits it itself (or emits one kernel), and the fusion, which removes
+    only the split of a column reduction, cannot take it."""
+    (s,) = rt.find_sites(graph(_producer_of_transposed_inputs, (1024, 4096), (1024, 4096), (4096, 1024)))
+    assert (s.inner_reads, s.outer_reads) == (2, 1) and "inner reduction" in rt.skip_reason(s)
+    (s,) = rt.find_sites(graph(_producer_of_one_transposed_input, (1024, 4096), (4096, 1024)))
+    assert (s.inner_reads, s.outer_reads) == (1, 1) and rt.skip_reason(s) is None  # a tie is outer
+    assert (site(4096, 1024).inner_reads, site(4096, 1024).outer_reads) == (0, 1)
+    c1 = lambda x: (x.permute(1, 0).clone(memory_format=torch.contiguous_format), x.sum(0))  # noqa: E731
+    (s,) = rt.find_sites(graph(c1, (4096, 1)))
+    assert "C=1" in rt.skip_reason(s)
+
+
+def test_split_reductions_off_leaves_sites_to_stock():
+    """With config.split_reductions off stock never splits, and its one kernel already holds the copy."""
+    s = site(4096, 1024)
+    assert rt.stock_split_factor(s) == 32 and rt.skip_reason(s) is None
+    with inductor_config.patch(split_reductions=False):
+        assert rt.stock_split_factor(s) == 1 and "one unsplit kernel" in rt.skip_reason(s)
+
+
 def test_wide_plain_copies_without_a_gain_stay_stock():
     """Stock does not split once C >= 64 * SMs (8448 on the H200), so fusing only changes the tile.  A plain copy of
     4-byte elements or a scaled fp8 cast with rows not 8-byte aligned measured no faster fused; 16-bit rows, 8-byte
