@@ -65,7 +65,8 @@ class Site:
         copy_ops: names of the ops between ``x`` and ``v`` alone (views included; empty when ``v`` is ``x``).
         inner_reads: full-size tensors ``u`` is computed from that are contiguous along a reduced dim (e.g. ``a.t()``
             of a contiguous ``a``); Inductor calls such a read "inner" (``ir.py:1433``).
-        outer_reads: the other full-size tensors ``u`` is computed from (row-major, the usual case).
+        outer_reads: the other full-size tensors ``u`` is computed from (row-major, the usual case), broadcast ones
+            (``expand``) not counted, as Inductor does not count them.
         device: the device of ``v`` (e.g. "cuda:0").
     """
 
@@ -314,22 +315,27 @@ def find_sites(graph: torch.fx.Graph) -> list[Site]:
                 log.debug("not a site %s + %s: no shared source", copy.name, red.name)
                 continue
             val = v.meta["val"]
-            inner = sum(_contiguous_along_rows(leaf, u_shape) for leaf in u_leaves)
+            kinds = [_read_kind(leaf, u_shape) for leaf in u_leaves]
             sites.append(Site(copy.name, red.name, shared[0].name, _expr(rows), _expr(cols), _hints((n, c)),
                               val.element_size(), u_ops | v_ops, str(val.dtype).removeprefix("torch."), v_ops,
-                              inner, len(u_leaves) - inner, str(val.device)))
+                              kinds.count("inner"), kinds.count("outer"), str(val.device)))
     return sites
 
 
-def _contiguous_along_rows(leaf: torch.fx.Node, shape: tuple) -> bool:
-    """True if ``leaf`` (read at ``u``'s own index, ``shape`` [..., C]) has stride 1 along a leading (reduced) dim
-    of size > 1, as Inductor's ``Reduction.num_splits`` classifies a read (``ir.py:1433``).  A leaf of another shape
-    was reached through row-major views, so it is row-major: False.  Unknown strides count as False."""
+def _read_kind(leaf: torch.fx.Node, shape: tuple) -> Optional[str]:
+    """How Inductor's ``Reduction.num_splits`` counts the read of ``leaf`` (read at ``u``'s own index, ``shape``
+    [..., C]; ``ir.py:1433``): "inner" if it has stride 1 along a leading (reduced) dim of size > 1, "outer"
+    otherwise, None if it is broadcast (stride 0 along a dim of size > 1: its index misses a loop variable, and
+    Inductor does not count such reads).  A leaf of another shape was reached through row-major views: "outer".
+    Unknown strides count as "outer"."""
     val = leaf.meta["val"]
     if tuple(val.shape) != tuple(shape):
-        return False
-    return any(not _known_eq(size, 1) and _known_eq(stride, 1)
-               for size, stride in zip(val.shape[:-1], val.stride()[:-1]))
+        return "outer"
+    strides = [stride for size, stride in zip(val.shape, val.stride()) if not _known_eq(size, 1)]
+    if any(_known_eq(stride, 0) for stride in strides):
+        return None
+    leading = [stride for size, stride in zip(val.shape[:-1], val.stride()[:-1]) if not _known_eq(size, 1)]
+    return "inner" if any(_known_eq(stride, 1) for stride in leading) else "outer"
 
 
 def _transposed_operand(node: torch.fx.Node) -> Optional[torch.fx.Node]:

@@ -81,6 +81,43 @@ def test_sites_stock_does_not_split_stay_stock(name, stock_sources):
     assert len(kernel_launches(generate(name, "fp32", rows, 1024, reduction_transpose_fusion=True))) == 1
 
 
+def _expand_rows(c, r, s):
+    y = c * r.expand_as(c) * s.expand_as(c)  # [N, 1] broadcast along C: Inductor does not count such reads
+    return y.t().contiguous(), y.sum(0)
+
+
+def _transposed_and_bias(a, b, c, bias):
+    y = c + a.t() * b.t() + bias.expand_as(c)  # [C] broadcast along N: not counted either
+    return y.t().contiguous(), y.sum(0)
+
+
+def _one_transposed(a, c):
+    y = c + a.t()  # one read contiguous along N, one along C: a tie, which Inductor calls outer
+    return y.t().contiguous(), y.sum(0)
+
+
+def _two_transposed(a, b, c):
+    y = c + a.t() * b.t()  # two of three reads contiguous along N: an inner reduction, which stock does not split
+    return y.t().contiguous(), y.sum(0)
+
+
+@pytest.mark.parametrize("fn,shapes", [
+    (_expand_rows, [(4096, 1024), (4096, 1), (4096, 1)]),
+    (_transposed_and_bias, [(1024, 4096), (1024, 4096), (4096, 1024), (1024,)]),
+    (_one_transposed, [(1024, 4096), (4096, 1024)]),
+    (_two_transposed, [(1024, 4096), (1024, 4096), (4096, 1024)]),
+], ids=["expand-rows", "transposed-and-bias", "one-transposed", "two-transposed"])
+def test_fuses_exactly_where_stock_splits(fn, shapes, decisions):
+    """The rule follows stock's own decision for producers that read transposed or broadcast inputs: fused into one
+    kernel where stock splits the reduction (3 kernels), left to stock where stock emits one kernel."""
+    inputs = interpret.fake_inputs(*[(shape, torch.float32) for shape in shapes])
+    stock = len(kernel_launches(interpret.generate(fn, inputs, **OFF)))
+    decisions.clear()
+    on = len(kernel_launches(interpret.generate(fn, inputs, reduction_transpose_fusion=True)))
+    fused = any(r.startswith("fused ") for r in decisions)
+    assert (stock, on, fused) in ((3, 1, True), (1, 1, False)), (stock, on, decisions)
+
+
 def test_below_the_gate_is_stock(stock_sources):
     # 256 x 4 fp32 = 4 KiB, below the default 8 KiB gate, though stock splits it
     below = normalize(generate("F1-t", "fp32", 256, 4, reduction_transpose_fusion=True))
