@@ -155,18 +155,33 @@ def _one_tile_kernel(x_ptr, t_ptr, ws_ptr, sum_ptr, sem_ptr, N, C, XBLOCK: tl.co
                 tl.store(sum_ptr + cols1, tl.sum(acc, 1))
 
 
+def _col_blocks(c: int, xblock: int) -> int:
+    """Column blocks of C; the lab kernels have no column mask, so XBLOCK must divide C (else ValueError)."""
+    if c % xblock:
+        raise ValueError(f"the lab kernel has no column mask: C={c} must be a multiple of XBLOCK={xblock}")
+    return c // xblock
+
+
+def _max_rel_err(total: torch.Tensor, ref: torch.Tensor) -> float:
+    """max |total - ref| / max |ref|, in float64 (``ref`` is float64)."""
+    return float(((total.double() - ref).abs().max() / ref.abs().max()).item())
+
+
+def _bit_exact(t: torch.Tensor, want: torch.Tensor) -> bool:
+    return bool(torch.equal(families.bits(t), families.bits(want)))
+
+
 def run_one_tile(x: torch.Tensor, xblock: int, rblock: int, warps: int, order: int, partials: int, group: int = 8,
                  finish: int = 0, chunk: int = 64):
     """(callable, compiled kernel, transposed copy, partials [C, row tiles] fp32, column sums [C] fp32) of
     :func:`_one_tile_kernel` over x [N, C] (C % XBLOCK == 0); the sums are written only with ``finish`` 2 or 3."""
     n, c = x.shape
-    if c % xblock:
-        raise ValueError(f"the lab kernel has no column mask: C={c} must be a multiple of XBLOCK={xblock}")
+    col_blocks = _col_blocks(c, xblock)
     t = torch.empty((c, n), device=x.device, dtype=x.dtype)
     ws = torch.empty((c, triton.cdiv(n, rblock)), device=x.device, dtype=torch.float32)
     total = torch.full((c,), float("nan"), device=x.device, dtype=torch.float32)
-    sem = torch.zeros(c // xblock, device=x.device, dtype=torch.int32)
-    grid = (triton.cdiv(n, rblock) * (c // xblock),)
+    sem = torch.zeros(col_blocks, device=x.device, dtype=torch.int32)
+    grid = (triton.cdiv(n, rblock) * col_blocks,)
     args = (x, t, ws, total, sem, n, c)
     meta = dict(XBLOCK=xblock, R0_BLOCK=rblock, ORDER=order, GROUP=group, PARTIALS=partials or finish > 0,
                 FINISH=finish, CHUNK=chunk, num_warps=warps, num_stages=1)
@@ -194,9 +209,7 @@ def run_lab(x: torch.Tensor, fp8: bool, scale: float, xblock: int, rblock: int, 
     """Returns (callable, compiled kernel, outputs, RSPLIT) of one lab variant over x [N, C]: RSPLIT from
     ``pps`` programs per SM, or, if ``tiles_per_program`` is set, ceil(N / R0_BLOCK / tiles_per_program)."""
     n, c = x.shape
-    if c % xblock:
-        raise ValueError(f"the lab kernel has no column mask: C={c} must be a multiple of XBLOCK={xblock}")
-    col_blocks = c // xblock
+    col_blocks = _col_blocks(c, xblock)
     if tiles_per_program:
         rsplit = min(MAX_LAB_RSPLIT, triton.cdiv(triton.cdiv(n, rblock), tiles_per_program))
     else:
@@ -224,13 +237,13 @@ def one_tile_rows(base: dict, x: torch.Tensor, want: torch.Tensor, ref_sum: torc
         for warps in (4, 8):
             fn, kernel, t, _, total = run_one_tile(x, *tile, warps, order, partials, finish=finish)
             torch.cuda.synchronize()
-            err = float(((total.double() - ref_sum).abs().max() / ref_sum.abs().max()).item())
+            err = _max_rel_err(total, ref_sum)
             out.append({**base, "variant": f"one-tile X{tile[0]} R{tile[1]} w{warps} order{order} "
                                            f"partials{partials} finish{finish}",
                         "XBLOCK": tile[0], "R0_BLOCK": tile[1], "num_warps": warps, "order": order,
                         "finish": finish, "acc": 3 if partials else 2, "ms": harness.bench(fn),
                         "registers": kernel.n_regs, "n_spills": kernel.n_spills, "sum_rel_err": err,
-                        "transposed_bit_exact": bool(torch.equal(t.view(torch.uint8), want.view(torch.uint8)))})
+                        "transposed_bit_exact": _bit_exact(t, want)})
     return out
 
 
@@ -287,8 +300,8 @@ def main() -> None:
             il = il[0] if il else 0
             fn, kernel, (t, total), rsplit = run_lab(x, fp8, scale, xb, rb, warps, pps, acc, pf, g, il)
             torch.cuda.synchronize()
-            exact = bool(torch.equal(t.view(torch.uint8), want.view(torch.uint8)))
-            err = float(((total.double() - ref_sum).abs().max() / ref_sum.abs().max()).item())
+            exact = _bit_exact(t, want)
+            err = _max_rel_err(total, ref_sum)
             rows.append({**base, "variant": f"X{xb} R{rb} w{warps} pps{pps} g{g} acc{acc} pf{pf} il{il}",
                          "tiles_per_program": g, "interleave": il, "XBLOCK": xb,
                          "R0_BLOCK": rb, "num_warps": warps, "programs_per_sm": pps, "RSPLIT": rsplit, "acc": acc,
