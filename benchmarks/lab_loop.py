@@ -155,6 +155,77 @@ def _one_tile_kernel(x_ptr, t_ptr, ws_ptr, sum_ptr, sem_ptr, N, C, XBLOCK: tl.co
                 tl.store(sum_ptr + cols1, tl.sum(acc, 1))
 
 
+@triton.jit
+def _tile_ticket_kernel(x_ptr, t_ptr, ws_ptr, sum_ptr, sem_ptr, N, C, XBLOCK: tl.constexpr, R0_BLOCK: tl.constexpr,
+                        TILES: tl.constexpr, PARTIALS: tl.constexpr, TICKET: tl.constexpr, CHUNK: tl.constexpr):
+    """``TILES`` consecutive ``[XBLOCK, R0_BLOCK]`` row tiles a program, row programs fastest (the cooperative
+    grid's order, ``(programs, column blocks)``), with a column mask.  PARTIALS stores each program's column sums
+    to ``ws [programs, C]`` (coalesced).  TICKET: 0 none; 1 the ticket (``atomic_add``, acq_rel) after every
+    transposed store; 2 the last tile's transposed store after the ticket, so the release waits on the partials
+    store only.  With a ticket, the last program of a column block sums the partials inside ``if is_last:``, a
+    ``[CHUNK, XBLOCK]`` block of ``ws`` a step, so the finish adds few registers and no masked work to the others."""
+    pid = tl.program_id(0)
+    cb = tl.program_id(1)
+    progs = tl.num_programs(0)
+    cols1 = cb * XBLOCK + tl.arange(0, XBLOCK)
+    cmask = cols1[:, None] < C
+    cols = cols1[:, None]
+    acc = tl.zeros([XBLOCK], tl.float32)
+    for i in tl.static_range(TILES - 1):
+        rows = (pid * TILES + i) * R0_BLOCK + tl.arange(0, R0_BLOCK)[None, :]
+        mask = (rows < N) & cmask
+        tile = tl.load(x_ptr + cols + C * rows, mask, other=0.0, eviction_policy="evict_first")
+        if PARTIALS:
+            acc += tl.sum(tile.to(tl.float32), 1)
+        tl.store(t_ptr + rows + N * cols, tile, mask)
+    rows = (pid * TILES + TILES - 1) * R0_BLOCK + tl.arange(0, R0_BLOCK)[None, :]
+    mask = (rows < N) & cmask
+    tile = tl.load(x_ptr + cols + C * rows, mask, other=0.0, eviction_policy="evict_first")
+    if PARTIALS:
+        acc += tl.sum(tile.to(tl.float32), 1)
+    if TICKET != 2:
+        tl.store(t_ptr + rows + N * cols, tile, mask)
+    if PARTIALS:
+        tl.store(ws_ptr + pid * C + cols1, acc, cols1 < C)
+    if TICKET:
+        tl.debug_barrier()
+        ticket = tl.atomic_add(sem_ptr + cb, 1, sem="acq_rel")
+        if TICKET == 2:
+            tl.store(t_ptr + rows + N * cols, tile, mask)
+        if ticket == progs - 1:
+            tl.debug_barrier()  # the other threads read the partials after the acquire
+            part = tl.zeros([CHUNK, XBLOCK], tl.float32)
+            for k in tl.range(0, progs, CHUNK):
+                ks = k + tl.arange(0, CHUNK)[:, None]
+                part += tl.load(ws_ptr + ks * C + cols1[None, :], (ks < progs) & (cols1[None, :] < C), other=0.0)
+            tl.store(sum_ptr + cols1, tl.sum(part, 0), cols1 < C)
+            tl.atomic_xchg(sem_ptr + cb, 0, sem="relaxed")
+
+
+def run_tile_ticket(x: torch.Tensor, xblock: int, rblock: int, warps: int, tiles: int, partials: int, ticket: int,
+                    chunk: int = 16):
+    """(callable, compiled kernel, transposed copy, column sums [C] fp32) of :func:`_tile_ticket_kernel` over
+    x [N, C]; the sums are NaN unless ``ticket`` is set."""
+    n, c = x.shape
+    col_blocks = triton.cdiv(c, xblock)
+    progs = triton.cdiv(triton.cdiv(n, rblock), tiles)
+    t = torch.empty((c, n), device=x.device, dtype=x.dtype)
+    ws = torch.empty((progs, c), device=x.device, dtype=torch.float32)
+    total = torch.full((c,), float("nan"), device=x.device, dtype=torch.float32)
+    sem = torch.zeros(col_blocks, device=x.device, dtype=torch.int32)
+    grid = (progs, col_blocks)
+    args = (x, t, ws, total, sem, n, c)
+    meta = dict(XBLOCK=xblock, R0_BLOCK=rblock, TILES=tiles, PARTIALS=partials or ticket > 0, TICKET=ticket,
+                CHUNK=chunk, num_warps=warps, num_stages=1)
+    kernel = _tile_ticket_kernel[grid](*args, **meta)
+    return (lambda: _tile_ticket_kernel[grid](*args, **meta)), kernel, t, total
+
+
+# (tiles a program, partials, ticket, chunk): the ``ticket`` plan's variants of :func:`_tile_ticket_kernel`
+TICKET_PLAN = [(1, 0, 0, 16), (1, 1, 0, 16), (1, 1, 1, 16), (1, 1, 2, 16), (1, 1, 2, 64), (2, 1, 2, 16),
+               (4, 1, 1, 16), (4, 1, 2, 16)]
+
+
 def _col_blocks(c: int, xblock: int) -> int:
     """Column blocks of C; the lab kernels have no column mask, so XBLOCK must divide C (else ValueError)."""
     if c % xblock:
@@ -202,6 +273,12 @@ SHAPES = [
 ]
 
 GRID_SHAPES = [s for s in SHAPES if s[0] != "llama-f32-4096"]
+# the ticket plan: the plain-copy grid shapes, and three corpus shapes the aligned tiles do not fit (odd C and N, wide)
+TICKET_SHAPES = [s for s in GRID_SHAPES if s[1] == "F1-t"] + [
+    ("prime-small-bf16", "F1-t", torch.bfloat16, 8191, 1021),
+    ("prime-large-f32", "F1-t", torch.float32, 25229, 3067),
+    ("bert-vocab-bf16", "F1-t", torch.bfloat16, 4096, 30522),
+]
 
 
 def run_lab(x: torch.Tensor, fp8: bool, scale: float, xblock: int, rblock: int, warps: int, pps: int,
@@ -247,16 +324,38 @@ def one_tile_rows(base: dict, x: torch.Tensor, want: torch.Tensor, ref_sum: torc
     return out
 
 
+def ticket_rows(base: dict, x: torch.Tensor, want: torch.Tensor, ref_sum: torch.Tensor, xblock: int, rblock: int,
+                warps: int) -> list[dict]:
+    """Time each :data:`TICKET_PLAN` variant of :func:`_tile_ticket_kernel` on the heuristic's tile, on its warps and
+    on the other of 4 and 8."""
+    out = []
+    for w in (warps, 12 - warps):
+        for tiles, partials, ticket, chunk in TICKET_PLAN:
+            fn, kernel, t, total = run_tile_ticket(x, xblock, rblock, w, tiles, partials, ticket, chunk)
+            torch.cuda.synchronize()
+            out.append({**base, "variant": f"tile-ticket X{xblock} R{rblock} w{w} tiles{tiles} partials{partials} "
+                                           f"ticket{ticket} chunk{chunk}",
+                        "XBLOCK": xblock, "R0_BLOCK": rblock, "num_warps": w, "tiles_per_program": tiles,
+                        "acc": 3 if partials or ticket else 2, "finish": ticket, "chunk": chunk,
+                        "ms": harness.bench(fn), "registers": kernel.n_regs, "n_spills": kernel.n_spills,
+                        "sum_rel_err": _max_rel_err(total, ref_sum) if ticket else float("nan"),
+                        "transposed_bit_exact": _bit_exact(t, want)})
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", default="out")
-    parser.add_argument("--plan", choices=["loop", "grid", "map"], default="loop",
+    parser.add_argument("--plan", choices=["loop", "grid", "map", "ticket"], default="loop",
                         help="loop: accumulator and prefetch variants; grid: tiles x programs (incl. 1-4 tiles "
-                             "each); map: contiguous against interleaved row tiles, and one tile a program")
+                             "each); map: contiguous against interleaved row tiles, and one tile a program; "
+                             "ticket: one to four tiles a program with coalesced partials, the ticket and a "
+                             "finish inside the last program's branch")
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
     rows = []
-    for label, fam, dtype, n, c in SHAPES if args.plan == "loop" else GRID_SHAPES:
+    shapes = {"loop": SHAPES, "ticket": TICKET_SHAPES}.get(args.plan, GRID_SHAPES)
+    for label, fam, dtype, n, c in shapes:
         case = families.CASES[fam]
         inputs = case.inputs(n, c, dtype, device="cuda")
         fp8 = fam.startswith("F5")
@@ -273,14 +372,17 @@ def main() -> None:
                     copy_sol_ms_repeat=sol[1])
         rows.append({**base, "variant": "stock", "ms": harness.bench(lambda: stock(*inputs))})
         rows.append({**base, "variant": "inductor-fused", "ms": harness.bench(lambda: fused(*inputs))})
-        if args.plan == "map":  # the generated kernel again: its noise
+        if args.plan in ("map", "ticket"):  # the generated kernel again: its noise
             rows.append({**base, "variant": "inductor-fused", "ms": harness.bench(lambda: fused(*inputs))})
         width = 1 if fp8 else x.element_size()
         h = launch_config(c, n, width, x.element_size(), NUM_SMS)
         tiles = {(h.XBLOCK, h.R0_BLOCK)}
         if x.element_size() == 2:
             tiles.add((128, 128))
-        if args.plan == "loop":
+        if args.plan == "ticket":
+            plan = []
+            rows += ticket_rows(base, x, want, ref_sum, h.XBLOCK, h.R0_BLOCK, h.num_warps)
+        elif args.plan == "loop":
             plan = [(tile, w, pps, acc, pf, 0) for tile in sorted(tiles) for w in (4, 8) for pps in (3, 4, 6)
                     for acc in (0, 1) for pf in (0, 1) if tile == (h.XBLOCK, h.R0_BLOCK) or w == 8]
             plan += [((h.XBLOCK, h.R0_BLOCK), w, 4, 2, 0, 0) for w in (4, 8)]  # the bound: no accumulation

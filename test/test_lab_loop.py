@@ -46,3 +46,16 @@ def test_one_tile_kernel_matches_reference(order, finish):
     assert families.rel_err(ws.sum(1), ref) < 1e-5
     if finish:
         assert families.rel_err(total, ref) < 1e-5
+
+
+@pytest.mark.parametrize("tiles,ticket,chunk", [(1, 1, 4), (1, 2, 4), (2, 2, 16), (4, 1, 4), (4, 2, 64)])
+@pytest.mark.parametrize("n,c", [(1000, 256), (999, 101)])
+def test_tile_ticket_kernel_matches_reference(tiles, ticket, chunk, n, c):
+    """Every tile is copied once, wherever its store sits against the ticket, and the last program of each column
+    block sums every program's partials (odd N and C: the masks; more programs than ``chunk``: the finish loop)."""
+    from benchmarks import lab_loop
+
+    x = torch.randn(n, c, generator=torch.Generator().manual_seed(tiles * 7 + ticket)).to(torch.bfloat16)
+    _, _, t, total = lab_loop.run_tile_ticket(x, 64, 32, 4, tiles, 1, ticket, chunk)
+    assert torch.equal(families.bits(t), families.bits(x.t().contiguous()))
+    assert families.rel_err(total, x.double().sum(0)) < 1e-5
