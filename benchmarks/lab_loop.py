@@ -413,8 +413,8 @@ def main() -> None:
         df["over_sol"] = df.ms / df.copy_sol_ms
         df.to_csv(os.path.join(args.out, f"lab-{args.plan}.csv"), index=False)
         cur = df[df["shape"] == label].sort_values("ms")
-        print(cur[["shape", "variant", "ms", "over_sol", "registers", "RSPLIT", "transposed_bit_exact",
-                   "sum_rel_err"]].head(12).to_string(), flush=True)
+        print(cur.reindex(columns=["shape", "variant", "ms", "over_sol", "registers", "RSPLIT", "transposed_bit_exact",
+                                   "sum_rel_err"]).head(12).to_string(), flush=True)
         print(cur[cur.variant.isin(["stock", "inductor-fused"])][["variant", "ms", "over_sol"]].to_string(),
               flush=True)
         torch.cuda.empty_cache()

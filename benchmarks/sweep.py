@@ -127,6 +127,16 @@ GATE_PLAN = {shape: [""] for shape in (
     ("F1-t", "fp32", 128, 4096), ("F1-t", "bf16", 64, 8192), ("F2-mul-add", "fp32", 128, 2048),
     ("F1-t", "fp32", 96, 2048),
 )}
+# One to four row tiles a program (RSPLIT = ceil(N / R0_BLOCK / k), many waves) against the heuristic's one-wave
+# launch (""), after the finish became coalesced and chunked (codegen/triton.py): a lab kernel with that finish ran
+# one tile a program within 1% of the generated kernel on four aligned shapes, 4% faster on two and 11-46% faster on
+# odd ones (benchmarks/results/lab/2026-11-30-h200-lab-ticket.csv).  The fused corpus cases >= 8 MB with a row split
+# (WAVES_FILE), the odd and GELU ones, and the plain copy of bf16[8191, 1021] (the lab's worst case).
+ONETILE_EXTRA = [
+    ("F2-mul-add", "bf16", 8191, 1021), ("F1-t", "fp32", 25229, 3067), ("F1-t", "bf16", 8191, 1021),
+    ("F2-gelu-backward", "bf16", 25216, 3072), ("F2-gelu-backward", "bf16", 32768, 11008),
+]
+ONETILE_LAUNCHES = ["", "TILES_PER_PROGRAM=1", "TILES_PER_PROGRAM=2", "TILES_PER_PROGRAM=4"]
 PROGRAMS_PER_SM = [4, 8, 16, 32]
 SMALL_PROGRAMS_PER_SM = [1, 2, 4, 8, 16]
 NUM_SMS = 132
@@ -217,12 +227,15 @@ def main(argv=None) -> None:
     parser.add_argument("--out", type=pathlib.Path, required=True)
     parser.add_argument("--workers", type=int, default=12)
     parser.add_argument("--shapes", default="large",
-                        choices=["large", "small", "f5", "two", "waves", "odd", "check", "tune", "midwide", "gate"],
+                        choices=["large", "small", "f5", "two", "waves", "odd", "check", "tune", "midwide", "gate",
+                                 "onetile"],
                         help="SHAPES, SMALL_SHAPES, F5_SHAPES, TWO_REDUCTION_SHAPES, the cases of WAVES_FILE, "
-                             "ODD_PLAN, CHECK_PLAN, TUNE_PLAN, MIDWIDE_PLAN or GATE_PLAN")
+                             "ODD_PLAN, CHECK_PLAN, TUNE_PLAN, MIDWIDE_PLAN, GATE_PLAN or the onetile plan")
     args = parser.parse_args(argv)
     if args.shapes == "waves":
         plan = wave_launches()
+    elif args.shapes == "onetile":
+        plan = {shape: ONETILE_LAUNCHES for shape in [*wave_launches(), *ONETILE_EXTRA]}
     elif args.shapes == "odd":
         plan = {shape: ["", *odd_launches(shape)] for shape in ODD_PLAN}  # "": the heuristic's own launch
     elif args.shapes in ("check", "tune", "midwide", "gate"):

@@ -15,6 +15,9 @@ version, because each item below is an unversioned internal that has changed bet
 | ``'launch_cooperative_grid': True`` in the kernel source | set inside ``codegen_kernel`` with no hook; see           |
 |                                                          |   :func:`drop_cooperative_launch`                         |
 | ``codegen/common.py`` ``DeferredLine``                   | a guard line must vanish with the store it guards         |
+| ``TritonKernel.codegen_cooperative_reduction_peer_combine`` | the workspace layout and the peers load are written     |
+|   (overridden), ``create_cse_var``, ``simd.constant_repr``, |   inside it; see ``ReductionTransposeTritonKernel``      |
+|   ``utils.triton_type``, ``ValueRanges.unknown``         |   and :func:`peers_var`                                   |
 | ``_logging/_internal.py`` ``register_log``               | ``torch._logging`` does not export it; it lists our log   |
 |                                                          |   beside Inductor's (``TORCH_LOGS``, ``set_logs``)        |
 
@@ -31,12 +34,14 @@ from typing import Any
 import torch._inductor.config as inductor_config
 from torch._inductor.codegen import common as codegen_common
 from torch._inductor.codegen.common import DeferredLine
+from torch._inductor.codegen.simd import constant_repr
 from torch._inductor.codegen.cuda_combined_scheduling import CUDACombinedScheduling
 from torch._inductor.codegen.simd_kernel_features import DisableReduction, EnableReduction
 from torch._inductor.codegen.triton import FixedTritonConfig, TritonKernel, TritonScheduling
-from torch._inductor.utils import IndentedBuffer
+from torch._inductor.utils import IndentedBuffer, triton_type
 from torch._inductor.virtualized import V
 from torch.utils._config_module import Config, _ConfigEntry
+from torch.utils._sympy.value_ranges import ValueRanges
 
 from . import SUPPORTED_TORCH
 
@@ -50,13 +55,16 @@ __all__ = [
     "TritonKernel",
     "TritonScheduling",
     "V",
+    "constant_repr",
     "deferred_line",
     "drop_cooperative_launch",
     "install_choices",
     "register_config_entry",
     "register_cuda_backend",
     "register_log",
+    "peers_var",
     "take_post_loop_code",
+    "triton_type",
 ]
 
 
@@ -194,3 +202,9 @@ def deferred_line(buffer_name: str, line: str) -> DeferredLine:
     """A line of kernel code that Inductor drops if the store to ``buffer_name`` is removed."""
     return DeferredLine(buffer_name, line)
 
+
+
+def peers_var(kernel: TritonKernel, name: str, dtype, shape: list[str]):
+    """A CSE variable for the peers tile of a cooperative reduction, as
+    ``TritonKernel.codegen_cooperative_reduction_peer_combine`` makes one (``triton.py:4541``)."""
+    return kernel.create_cse_var(name, shape=shape, dtype=dtype, bounds=ValueRanges.unknown())

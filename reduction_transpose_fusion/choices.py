@@ -19,6 +19,7 @@ Everything else is ``InductorChoices``' default.  Each decision is logged under 
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from typing import Any, Optional
 
@@ -29,9 +30,9 @@ from torch._inductor.runtime.hints import DeviceProperties
 
 from . import config
 from ._torch_private import DisableReduction, EnableReduction, FixedTritonConfig, V
-from .codegen.triton import ReductionTransposeTritonKernel
+from .codegen.triton import FINISH_COMBINE, ReductionTransposeTritonKernel
 from .fx_passes.reduction_transpose import META_KEY, Site
-from .runtime.triton_heuristics import LaunchConfig, launch_config
+from .runtime.triton_heuristics import MAX_RSPLIT, LaunchConfig, launch_config
 
 log = logging.getLogger(__name__)
 
@@ -74,6 +75,10 @@ class ReductionTransposeChoices(InductorChoices):
         last_block = _single_loop(features)
         if not last_block:
             launch = _co_resident(launch, cols, num_sms)
+        elif launch.RSPLIT > MAX_RSPLIT and not _reduction_types(features) <= FINISH_COMBINE.keys():
+            log.info("%s: RSPLIT %d capped at %d: the last program loads every partial at once for reductions other "
+                     "than sum, max and min", names, launch.RSPLIT, MAX_RSPLIT)
+            launch = dataclasses.replace(launch, RSPLIT=MAX_RSPLIT)
         _log_decision(features, sites, names, launch, last_block)
         kwargs.update(
             override_cooperative_reduction=True,
@@ -96,6 +101,11 @@ def _sites_in(features) -> list[Site]:
 
 def _origins(node) -> list[torch.fx.Node]:
     return list(getattr(node.node, "origins", ()) or ())
+
+
+def _reduction_types(features) -> set[str]:
+    """Inductor's reduction types (``sum``, ``max``, ``welford_reduce``, ...) of the kernel's nodes."""
+    return {n.node.get_reduction_type() for n in features.scheduler_nodes() if n.is_reduction()}
 
 
 def _single_loop(features) -> bool:
@@ -137,7 +147,7 @@ def _co_resident(launch: LaunchConfig, cols: int, num_sms: int) -> LaunchConfig:
     resident; 1 if the column blocks alone are that many (then the kernel has no barrier: an ordinary launch)."""
     col_blocks = -(-cols // launch.XBLOCK)
     rsplit = max(1, min(launch.RSPLIT, num_sms // col_blocks))
-    return LaunchConfig(launch.XBLOCK, launch.R0_BLOCK, rsplit, launch.num_warps, launch.num_stages)
+    return dataclasses.replace(launch, RSPLIT=rsplit)
 
 
 def _log_decision(features, sites: list[Site], names: str, launch: LaunchConfig, last_block: bool) -> None:

@@ -58,7 +58,8 @@ ENTRIES = (
         "TORCHINDUCTOR_REDUCTION_TRANSPOSE_FUSION_PROFITABILITY",
         "Apply the measured profitability rules (skip sites that ran slower fused on the H200).",
     ),
-    # Expert override of the launch heuristic, e.g. "XBLOCK=64,R0_BLOCK=64,RSPLIT=16,num_warps=4,num_stages=1".
+    # Expert override of the launch heuristic, e.g. "XBLOCK=64,R0_BLOCK=64,RSPLIT=16,num_warps=4,num_stages=1";
+    # TILES_PER_PROGRAM=k sets RSPLIT to ceil(N / R0_BLOCK / k) (RSPLIT, if also given, wins).
     # Keys left out keep the heuristic's value.  Used by the tuning sweep and by tests of odd configurations.
     Entry(
         "reduction_transpose_fusion_launch_config",
@@ -68,7 +69,7 @@ ENTRIES = (
     ),
 )
 
-LAUNCH_KEYS = ("XBLOCK", "R0_BLOCK", "RSPLIT", "num_warps", "num_stages")
+LAUNCH_KEYS = ("XBLOCK", "R0_BLOCK", "RSPLIT", "num_warps", "num_stages", "TILES_PER_PROGRAM")
 _LAUNCH_ITEM = re.compile(r"^\s*(\w+)\s*=\s*(\d+)\s*$")
 
 

@@ -8,11 +8,17 @@ programs, but finish with a grid barrier, which needs every program resident at 
 
 :class:`ReductionTransposeTritonKernel` keeps the cooperative loop and partials workspace and replaces the finish:
 
-1. each program stores its ``XBLOCK`` partials to the workspace (stock ``post_loop_combine``);
+1. each program stores its ``XBLOCK`` partials to the workspace, laid out ``[RSPLIT, C]`` so that the store and
+   the finish's loads are coalesced (stock's ``[C, RSPLIT]`` makes each a 4-byte access ``RSPLIT * 4`` bytes
+   from the next);
 2. it takes a ticket, ``atomic_add(sem[j], 1)``, with release/acquire semantics after a CTA barrier;
-3. only the program that draws ticket ``RSPLIT - 1`` (the last of column block ``j``) loads the ``RSPLIT``
-   partials (the peers load is masked with ``rsplit_is_last``), sums them in index order and stores the result;
-   it resets ``sem[j]`` to 0, as Inductor's semaphore buffer requires of every kernel.
+3. only the program that draws ticket ``RSPLIT - 1`` (the last of column block ``j``), inside an
+   ``if rsplit_is_last:`` branch, loads the ``RSPLIT`` partials ``FINISH_CHUNK`` rows at a time, combines them in
+   index order and stores the result; it resets ``sem[j]`` to 0, as Inductor's semaphore buffer requires of
+   every kernel.  The branch costs the other programs nothing, and the chunk keeps the finish's registers low
+   whatever ``RSPLIT`` is (a lab kernel that loaded all partials at once, masked, needed 152 registers for one
+   bf16 tile against 64; ``benchmarks/results/lab/2026-11-30-h200-lab-map2.csv`` and ``-ticket.csv``).
+   Reductions other than sum, max and min keep stock's layout and one masked peers load.
 
 The sum order is fixed by the workspace index, not by arrival, so results are bitwise reproducible, and the only
 atomic is the ticket counter.  The launch is an ordinary one.  With the ``last_block_finish`` kwarg unset the class
@@ -25,6 +31,13 @@ import textwrap
 
 from .. import _torch_private
 from .._torch_private import TritonKernel, TritonScheduling
+
+# Partials rows the last program combines per step of its finish loop (lab, 2026-11-30: 16 was as fast as 64 or
+# faster on 7 of 8 shapes, with fewer registers; benchmarks/results/lab/2026-11-30-h200-lab-ticket.csv).
+FINISH_CHUNK = 16
+# How the finish combines a chunk of partials elementwise; Inductor's own tl.sum / max2 / min2 over the chunk
+# follows.  Other reduction types (welford, argmax, ...) keep stock's peers load.
+FINISH_COMBINE = {"sum": "{} + {}", "max": "triton_helpers.maximum({}, {})", "min": "triton_helpers.minimum({}, {})"}
 
 
 class ReductionTransposeTritonKernel(TritonKernel):
@@ -88,6 +101,44 @@ class ReductionTransposeTritonKernel(TritonKernel):
                 rsplit_is_last = True
             """
         )
+
+    def reduction(self, dtype, src_dtype, reduction_type, value):
+        self._reduction_type = reduction_type  # read by the peers combine below, which Inductor calls without it
+        return super().reduction(dtype, src_dtype, reduction_type, value)
+
+    def codegen_cooperative_reduction_peer_combine(self, result_var, dtype, default_val):
+        """Store this program's partials to a ``[RSPLIT, C]`` workspace and, in the last program only, combine all
+        of them ``FINISH_CHUNK`` at a time into an ``[XBLOCK, FINISH_CHUNK]`` tile, which is returned (Inductor
+        reduces it along dim 1).  Stock's version (``triton.py:4520``) otherwise."""
+        combine = FINISH_COMBINE.get(getattr(self, "_reduction_type", None))
+        if not self.last_block_finish or combine is None or self.no_x_dim:
+            return super().codegen_cooperative_reduction_peer_combine(result_var, dtype, default_val)
+        nbytes = self.numels["x"] * dtype.itemsize * self.max_rsplit()
+        ws_name, ws_offset = self.cooperative_reduction_workspace_cache.allocate(nbytes)
+        ws, dtype_str = f"{result_var}_ws", _torch_private.triton_type(dtype)
+        default = _torch_private.constant_repr(default_val)
+        store_mask, load_mask = ("", "") if self._has_constant_xmask() else (", xmask", " & xmask")
+        self.post_loop_combine.splice(
+            f"""\
+            {ws} = ({ws_name} + {self.index_to_str(ws_offset)}).to(tl.pointer_type({dtype_str}))
+            tl.store({ws} + (rsplit_id * xnumel + xindex), {result_var}{store_mask})
+            """,
+            strip=True,
+        )
+        peers = _torch_private.peers_var(self, f"{result_var}_peers", dtype, ["XBLOCK", str(FINISH_CHUNK)])
+        chunk = f"{result_var}_chunk"
+        self.post_loop_store.splice(
+            f"""\
+            {peers} = tl.full([XBLOCK, {FINISH_CHUNK}], {default}, {dtype_str})
+            if rsplit_is_last:
+                for rsplit_k in tl.range(0, RSPLIT, {FINISH_CHUNK}):
+                    rsplit_ks = rsplit_k + tl.arange(0, {FINISH_CHUNK})[None, :]
+                    {chunk} = tl.load({ws} + (rsplit_ks * xnumel + xindex), (rsplit_ks < RSPLIT){load_mask}, eviction_policy='evict_first', other={default})
+                    {peers} = {combine.format(peers, chunk)}
+            """,
+            strip=True,
+        )
+        return peers
 
     def codegen_kernel(self, name=None):
         src = super().codegen_kernel(name)

@@ -156,6 +156,8 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
         if block & (block - 1):
             raise ValueError(f"{key}={block} is not a power of two")
     default_rsplit = 1 if wide else _rsplit(cols, rows, widest, num_sms * programs_per_sm, xblock, rblock)
+    if "TILES_PER_PROGRAM" in override:
+        default_rsplit = -(-(-(-rows // rblock)) // override["TILES_PER_PROGRAM"])
     rsplit = override.get("RSPLIT", default_rsplit)
     return LaunchConfig(
         XBLOCK=xblock,

@@ -13,11 +13,13 @@ from reduction_transpose_fusion_testing import families, interpret
 
 ON = families.FUSE_EVERY_SITE
 # (rows, cols, launch override): tiles that divide evenly, odd sizes with ragged tiles, and RSPLIT > 1 so the
-# last-program finish sums partials from several programs (RSPLIT=5 does not divide the 4 row tiles evenly)
+# last-program finish sums partials from several programs (RSPLIT=5 does not divide the 4 row tiles evenly); one
+# tile a program gives RSPLIT=38, so the finish loop takes three chunks of FINISH_CHUNK=16, the last one ragged
 SHAPES = [
     (256, 128, "XBLOCK=64,R0_BLOCK=64,RSPLIT=2"),
     (197, 100, "XBLOCK=64,R0_BLOCK=64,RSPLIT=3"),
     (250, 66, "XBLOCK=32,R0_BLOCK=64,RSPLIT=5"),
+    (601, 70, "XBLOCK=32,R0_BLOCK=16,TILES_PER_PROGRAM=1"),
 ]
 
 
