@@ -137,6 +137,12 @@ ONETILE_EXTRA = [
     ("F2-gelu-backward", "bf16", 25216, 3072), ("F2-gelu-backward", "bf16", 32768, 11008),
 ]
 ONETILE_LAUNCHES = ["", "TILES_PER_PROGRAM=1", "TILES_PER_PROGRAM=2", "TILES_PER_PROGRAM=4"]
+# After the odd-C-and-odd-N rule (two row tiles a program): shapes with one odd extent (half-scalar tiles, left on
+# the one-wave launch) at one and two tiles a program, and the corpus's fp8 cast of bf16[4099, 769] (odd both ways).
+ODDCHECK_PLAN = {shape: ["", "TILES_PER_PROGRAM=1", "TILES_PER_PROGRAM=2"] for shape in (
+    ("F1-t", "bf16", 8191, 4096), ("F1-t", "bf16", 8192, 4095), ("F2-mul-add", "bf16", 8192, 4095),
+    ("F1-t", "fp32", 8191, 4096),
+)} | {("F5-fp8-cast-transpose-dbias", "bf16", 4099, 769): ["", "TILES_PER_PROGRAM=1", "TILES_PER_PROGRAM=4"]}
 PROGRAMS_PER_SM = [4, 8, 16, 32]
 SMALL_PROGRAMS_PER_SM = [1, 2, 4, 8, 16]
 NUM_SMS = 132
@@ -228,9 +234,9 @@ def main(argv=None) -> None:
     parser.add_argument("--workers", type=int, default=12)
     parser.add_argument("--shapes", default="large",
                         choices=["large", "small", "f5", "two", "waves", "odd", "check", "tune", "midwide", "gate",
-                                 "onetile"],
+                                 "onetile", "oddcheck"],
                         help="SHAPES, SMALL_SHAPES, F5_SHAPES, TWO_REDUCTION_SHAPES, the cases of WAVES_FILE, "
-                             "ODD_PLAN, CHECK_PLAN, TUNE_PLAN, MIDWIDE_PLAN, GATE_PLAN or the onetile plan")
+                             "ODD_PLAN, CHECK_PLAN, TUNE_PLAN, MIDWIDE_PLAN, GATE_PLAN, the onetile plan or ODDCHECK_PLAN")
     args = parser.parse_args(argv)
     if args.shapes == "waves":
         plan = wave_launches()
@@ -238,8 +244,9 @@ def main(argv=None) -> None:
         plan = {shape: ONETILE_LAUNCHES for shape in [*wave_launches(), *ONETILE_EXTRA]}
     elif args.shapes == "odd":
         plan = {shape: ["", *odd_launches(shape)] for shape in ODD_PLAN}  # "": the heuristic's own launch
-    elif args.shapes in ("check", "tune", "midwide", "gate"):
-        plan = {"check": CHECK_PLAN, "tune": TUNE_PLAN, "midwide": MIDWIDE_PLAN, "gate": GATE_PLAN}[args.shapes]
+    elif args.shapes in ("check", "tune", "midwide", "gate", "oddcheck"):
+        plan = {"check": CHECK_PLAN, "tune": TUNE_PLAN, "midwide": MIDWIDE_PLAN, "gate": GATE_PLAN,
+                "oddcheck": ODDCHECK_PLAN}[args.shapes]
     else:
         shapes = {"large": SHAPES, "small": SMALL_SHAPES, "f5": F5_SHAPES, "two": TWO_REDUCTION_SHAPES}[args.shapes]
         plan = {shape: launches(*shape) for shape in shapes}

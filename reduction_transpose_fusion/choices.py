@@ -70,15 +70,18 @@ class ReductionTransposeChoices(InductorChoices):
         narrowest, widest = _itemsizes(features, site)
         reductions = sum(1 for n in features.scheduler_nodes() if n.is_reduction())
         producer_ops = frozenset().union(*(s.producer_ops for s in sites))
-        launch = launch_config(cols, rows, narrowest, widest, num_sms, config.launch_override(),
-                               _arithmetic_ops(features), reductions, producer_ops)
+        ops = _arithmetic_ops(features)
+        launch = launch_config(cols, rows, narrowest, widest, num_sms, config.launch_override(), ops, reductions,
+                               producer_ops)
         last_block = _single_loop(features)
         if not last_block:
             launch = _co_resident(launch, cols, num_sms)
-        elif launch.RSPLIT > MAX_RSPLIT and not _reduction_types(features) <= FINISH_COMBINE.keys():
-            log.info("%s: RSPLIT %d capped at %d: the last program loads every partial at once for reductions other "
-                     "than sum, max and min", names, launch.RSPLIT, MAX_RSPLIT)
-            launch = dataclasses.replace(launch, RSPLIT=MAX_RSPLIT)
+        elif launch.chunked_finish and not _reduction_types(features) <= FINISH_COMBINE.keys():
+            log.info("%s: one-wave launch instead of %s: only sum, max and min partials are combined in chunks",
+                     names, launch)
+            one_wave = {**config.launch_override(), "TILES_PER_PROGRAM": 0}
+            launch = launch_config(cols, rows, narrowest, widest, num_sms, one_wave, ops, reductions, producer_ops)
+            launch = dataclasses.replace(launch, RSPLIT=min(launch.RSPLIT, MAX_RSPLIT))
         _log_decision(features, sites, names, launch, last_block)
         kwargs.update(
             override_cooperative_reduction=True,
@@ -86,6 +89,7 @@ class ReductionTransposeChoices(InductorChoices):
             fixed_config=FixedTritonConfig(launch.as_dict()),
             last_block_finish=last_block,
             ordinary_launch=launch.RSPLIT == 1,  # no barrier to wait on (the last-program finish implies it too)
+            chunked_finish=launch.chunked_finish,
         )
         return kwargs
 
@@ -147,7 +151,7 @@ def _co_resident(launch: LaunchConfig, cols: int, num_sms: int) -> LaunchConfig:
     resident; 1 if the column blocks alone are that many (then the kernel has no barrier: an ordinary launch)."""
     col_blocks = -(-cols // launch.XBLOCK)
     rsplit = max(1, min(launch.RSPLIT, num_sms // col_blocks))
-    return dataclasses.replace(launch, RSPLIT=rsplit)
+    return dataclasses.replace(launch, RSPLIT=rsplit, tiles_per_program=0)
 
 
 def _log_decision(features, sites: list[Site], names: str, launch: LaunchConfig, last_block: bool) -> None:

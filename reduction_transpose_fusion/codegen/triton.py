@@ -8,17 +8,21 @@ programs, but finish with a grid barrier, which needs every program resident at 
 
 :class:`ReductionTransposeTritonKernel` keeps the cooperative loop and partials workspace and replaces the finish:
 
-1. each program stores its ``XBLOCK`` partials to the workspace, laid out ``[RSPLIT, C]`` so that the store and
-   the finish's loads are coalesced (stock's ``[C, RSPLIT]`` makes each a 4-byte access ``RSPLIT * 4`` bytes
-   from the next);
+1. each program stores its ``XBLOCK`` partials to the workspace (stock ``post_loop_combine``);
 2. it takes a ticket, ``atomic_add(sem[j], 1)``, with release/acquire semantics after a CTA barrier;
-3. only the program that draws ticket ``RSPLIT - 1`` (the last of column block ``j``), inside an
-   ``if rsplit_is_last:`` branch, loads the ``RSPLIT`` partials ``FINISH_CHUNK`` rows at a time, combines them in
-   index order and stores the result; it resets ``sem[j]`` to 0, as Inductor's semaphore buffer requires of
-   every kernel.  The branch costs the other programs nothing, and the chunk keeps the finish's registers low
-   whatever ``RSPLIT`` is (a lab kernel that loaded all partials at once, masked, needed 152 registers for one
-   bf16 tile against 64; ``benchmarks/results/lab/2026-11-30-h200-lab-map2.csv`` and ``-ticket.csv``).
-   Reductions other than sum, max and min keep stock's layout and one masked peers load.
+3. only the program that draws ticket ``RSPLIT - 1`` (the last of column block ``j``) loads the ``RSPLIT``
+   partials (the peers load is masked with ``rsplit_is_last``), sums them in index order and stores the result;
+   it resets ``sem[j]`` to 0, as Inductor's semaphore buffer requires of every kernel.
+
+With ``chunked_finish=True`` (launches of a few row tiles a program, whose ``RSPLIT`` runs to hundreds) the
+partials are laid out ``[RSPLIT, C]``, so that their store and the finish's loads are coalesced (stock's
+``[C, RSPLIT]`` puts neighbouring columns ``4 * RSPLIT`` bytes apart), and the last program combines them inside an
+``if rsplit_is_last:`` branch, :data:`FINISH_CHUNK` rows a step: the branch costs the other programs nothing, and
+the chunk keeps the finish's registers low whatever ``RSPLIT`` is (a lab kernel that loaded all partials at once,
+masked, took 152 registers for a bf16 tile that needs 64; ``benchmarks/results/lab/2026-11-30-h200-lab-map2.csv``
+and ``-ticket.csv``).  Only sum, max and min are chunked; :mod:`..choices` keeps other reductions at
+``RSPLIT <= MAX_RSPLIT`` with stock's load.  The one-wave launches (``RSPLIT <= 64``) keep stock's layout, whose
+kernels were measured.
 
 The sum order is fixed by the workspace index, not by arrival, so results are bitwise reproducible, and the only
 atomic is the ticket counter.  The launch is an ordinary one.  With the ``last_block_finish`` kwarg unset the class
@@ -48,10 +52,14 @@ class ReductionTransposeTritonKernel(TritonKernel):
     before it sets the kwarg.  ``ordinary_launch=True`` launches a cooperative reduction as an ordinary grid; it is
     set for the last-program finish and for a grid-barrier kernel with ``RSPLIT`` 1, whose barrier is compiled out
     (``HAS_RSPLIT`` is false) and whose column blocks alone may be more programs than can be resident at once.
+    ``chunked_finish=True`` (with the last-program finish only) stores sum, max and min partials ``[RSPLIT, C]`` and
+    combines them in a loop inside the last program's branch (module docstring).
     """
 
-    def __init__(self, *args, last_block_finish: bool = False, ordinary_launch: bool = False, **kwargs):
+    def __init__(self, *args, last_block_finish: bool = False, ordinary_launch: bool = False,
+                 chunked_finish: bool = False, **kwargs):
         self.last_block_finish = last_block_finish
+        self.chunked_finish = chunked_finish and last_block_finish
         self.ordinary_launch = ordinary_launch or last_block_finish
         self._finish_emitted = False
         super().__init__(*args, **kwargs)
@@ -107,11 +115,11 @@ class ReductionTransposeTritonKernel(TritonKernel):
         return super().reduction(dtype, src_dtype, reduction_type, value)
 
     def codegen_cooperative_reduction_peer_combine(self, result_var, dtype, default_val):
-        """Store this program's partials to a ``[RSPLIT, C]`` workspace and, in the last program only, combine all
-        of them ``FINISH_CHUNK`` at a time into an ``[XBLOCK, FINISH_CHUNK]`` tile, which is returned (Inductor
-        reduces it along dim 1).  Stock's version (``triton.py:4520``) otherwise."""
+        """With ``chunked_finish``, store this program's partials to a ``[RSPLIT, C]`` workspace and, in the last
+        program only, combine all of them ``FINISH_CHUNK`` at a time into an ``[XBLOCK, FINISH_CHUNK]`` tile, which is
+        returned (Inductor reduces it along dim 1).  Stock's version (``triton.py:4520``) otherwise."""
         combine = FINISH_COMBINE.get(getattr(self, "_reduction_type", None))
-        if not self.last_block_finish or combine is None or self.no_x_dim:
+        if not self.chunked_finish or combine is None or self.no_x_dim:
             return super().codegen_cooperative_reduction_peer_combine(result_var, dtype, default_val)
         nbytes = self.numels["x"] * dtype.itemsize * self.max_rsplit()
         ws_name, ws_offset = self.cooperative_reduction_workspace_cache.allocate(nbytes)

@@ -14,9 +14,10 @@ Rules, each from the H200 sweep recorded in ``benchmarks/results/`` (see README,
   narrowest, within :data:`TILE_ELEMENTS`; fewer elements per thread where accesses are scalar (odd C or N) or the
   producer is heavy (:data:`SCALAR_ELEMENTS_PER_THREAD` and its neighbours).  Tiles shrink to the next power of two
   of C or N.
-* **RSPLIT**: one wave of resident programs (:data:`COPY_PROGRAMS_PER_SM` or :data:`PROGRAMS_PER_SM` per SM,
-  rounded down; 1 on the wide path, whose column blocks alone fill two waves), at most :data:`MAX_RSPLIT` (the
-  last program loads ``XBLOCK x RSPLIT`` partials at once), at most one program per ``R0_BLOCK`` rows, and few enough
+* **RSPLIT**: for odd C and odd N, :data:`SCALAR_TILES_PER_PROGRAM` row tiles a program; otherwise one wave of
+  resident programs (:data:`COPY_PROGRAMS_PER_SM` or :data:`PROGRAMS_PER_SM` per SM,
+  rounded down; 1 on the wide path, whose column blocks alone fill two waves), at most :data:`MAX_RSPLIT`, at most
+  one program per ``R0_BLOCK`` rows, and few enough
   that the partials (``4 * RSPLIT * C`` bytes, written once and read once) stay under :data:`MAX_PARTIALS_FRACTION`
   of the bytes of ``x`` (in the widest dtype the kernel reads).
 """
@@ -53,6 +54,8 @@ WIDE_TILE_SCALE = 2
 # (superseded/2026-11-29-h200-corpus-run5.csv against -run3.csv).  The scalar and heavy tiles below have 4 per SM.
 COPY_PROGRAMS_PER_SM = 4
 PROGRAMS_PER_SM = 3
+# The one-wave RSPLIT's cap, and every kernel's whose reductions are not all sum, max or min: for those the last
+# program loads all XBLOCK x RSPLIT partials at once (choices.py caps them; codegen/triton.py chunks the others).
 MAX_RSPLIT = 64
 # 2%: mid-size inputs are limited by the budget rather than by the wave (fp16[2048, 2048] ran at 1.03x SOL with
 # 16 row splits, partials 1.6% of the input, against 1.21x with the 10 that 1% allowed; waves sweep).
@@ -93,6 +96,14 @@ TRANSCENDENTAL = frozenset({
     "log2", "sigmoid", "sigmoid_backward", "silu", "silu_backward", "sin", "cos", "pow",
 })
 SHRINK_FLOOR = 32  # a shrunk tile edge stays one warp's 32 lanes wide
+# Odd C and odd N: the scalar tile (16 elements a thread) moves a quarter of the bytes of an aligned one, so one
+# wave of looping programs keeps too few loads in flight.  Two row tiles a program (RSPLIT = ceil(N / R0_BLOCK / 2)
+# within the partials budget, many waves of short programs; the finish is chunked, so RSPLIT may exceed MAX_RSPLIT) ran bf16[8191, 1021] at
+# 1.78x copy SOL against 2.73x (stock 1.86x), a * b + 1 over it at 1.64x against 1.68x and f32[25229, 3067] at 1.83x
+# against 1.90x (one tile a program: 1.89x, 1.77x, 1.76x; four: 1.92x, 1.80x, 1.91x;
+# benchmarks/results/sweeps/2026-11-30-h200-sweep-onetile.csv).  On aligned shapes the one-wave launch was best or
+# within 2% on 22 of 26 cases, and GELU, two-reduction and fp8 kernels ran up to 2.4x slower with one tile a program.
+SCALAR_TILES_PER_PROGRAM = 2
 
 
 @dataclasses.dataclass(frozen=True)
@@ -104,9 +115,17 @@ class LaunchConfig:
     RSPLIT: int
     num_warps: int
     num_stages: int = 1
+    # Row tiles a program when RSPLIT came from them (0: one wave); not a kernel argument.  The kernel then takes the
+    # chunked finish (codegen/triton.py), as it does whenever RSPLIT > MAX_RSPLIT.
+    tiles_per_program: int = 0
 
     def as_dict(self) -> dict[str, int]:
-        return dataclasses.asdict(self)
+        return {k: v for k, v in dataclasses.asdict(self).items() if k != "tiles_per_program"}
+
+    @property
+    def chunked_finish(self) -> bool:
+        """True if the last program should combine the partials in chunks (many programs per column block)."""
+        return self.tiles_per_program > 0 or self.RSPLIT > MAX_RSPLIT
 
 
 def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: int,
@@ -155,9 +174,12 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
     for key, block in (("XBLOCK", xblock), ("R0_BLOCK", rblock)):
         if block & (block - 1):
             raise ValueError(f"{key}={block} is not a power of two")
-    default_rsplit = 1 if wide else _rsplit(cols, rows, widest, num_sms * programs_per_sm, xblock, rblock)
-    if "TILES_PER_PROGRAM" in override:
-        default_rsplit = -(-(-(-rows // rblock)) // override["TILES_PER_PROGRAM"])
+    tiles_per_program = override.get(
+        "TILES_PER_PROGRAM", SCALAR_TILES_PER_PROGRAM if per_thread == SCALAR_ELEMENTS_PER_THREAD and not wide else 0)
+    if wide and not tiles_per_program:
+        default_rsplit = 1
+    else:
+        default_rsplit = _rsplit(cols, rows, widest, num_sms * programs_per_sm, xblock, rblock, tiles_per_program)
     rsplit = override.get("RSPLIT", default_rsplit)
     return LaunchConfig(
         XBLOCK=xblock,
@@ -165,6 +187,7 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
         RSPLIT=rsplit,
         num_warps=override.get("num_warps", warps),
         num_stages=override.get("num_stages", 1),
+        tiles_per_program=0 if "RSPLIT" in override else tiles_per_program,
     )
 
 
@@ -191,10 +214,15 @@ def _shrink(xblock: int, rblock: int, elements: int, scalar_loads: bool) -> tupl
     return xblock, rblock
 
 
-def _rsplit(cols: int, rows: int, itemsize: int, target_programs: int, xblock: int, rblock: int) -> int:
+def _rsplit(cols: int, rows: int, itemsize: int, target_programs: int, xblock: int, rblock: int,
+            tiles_per_program: int = 0) -> int:
+    """RSPLIT for one wave of ``target_programs`` programs, or for ``tiles_per_program`` row tiles a program if set;
+    either way within the partials budget."""
     col_blocks = -(-cols // xblock)
     row_blocks = -(-rows // rblock)
-    fill = target_programs // col_blocks  # rounded down: the grid stays within one wave
     # partials bytes 4*RSPLIT*C (read once) <= fraction * bytes of x (rows*cols*itemsize of the widest input)
     partial_budget = int(MAX_PARTIALS_FRACTION * rows * itemsize / 4)
+    if tiles_per_program:
+        return max(1, min(-(-row_blocks // tiles_per_program), partial_budget))
+    fill = target_programs // col_blocks  # rounded down: the grid stays within one wave
     return max(1, min(fill, MAX_RSPLIT, row_blocks, partial_budget))

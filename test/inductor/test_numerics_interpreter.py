@@ -57,6 +57,15 @@ def test_transposed_copy_is_bit_exact(name):
     assert torch.equal(fused[0], x.t().contiguous())
 
 
+def test_odd_c_and_odd_n_default_launch_is_correct():
+    """Odd C and N take two row tiles a program: 33 row tiles of 64 give RSPLIT = 17 > FINISH_CHUNK, so the chunked
+    finish takes two steps, the second one ragged (programs run in a shuffled order)."""
+    case, inputs, src, fused = run("F1-t", 2111, 33, torch.bfloat16, **ON)
+    assert "'RSPLIT': 17," in src and "rsplit_ks" in src
+    assert torch.equal(fused[0], inputs[0].t().contiguous())
+    assert families.rel_err(fused[1], case.reference(inputs)[1]) <= families.TOLERANCE[fused[1].dtype]
+
+
 def test_default_launch_heuristic_is_correct():
     case, inputs, src, fused = run("F3-layernorm-backward", 1000, 192, torch.float32, **ON)
     assert "'RSPLIT': 1," not in src  # the heuristic splits rows here, so the finish is exercised

@@ -31,7 +31,12 @@ def test_tiles_measured_best():
 def test_rsplit_bounds(cols, rows, itemsize):
     cfg = th.launch_config(cols, rows, itemsize, itemsize, H200_SMS)
     row_blocks = -(-rows // cfg.R0_BLOCK)
-    assert 1 <= cfg.RSPLIT <= min(th.MAX_RSPLIT, row_blocks)
+    wide = cols >= th.WIDE_TILE_SCALE * H200_SMS * th.XBLOCK_BY_WIDEST[itemsize]
+    tiles_per_program = cols % 2 and rows % 2 and not wide  # odd C and N
+    if tiles_per_program:  # two row tiles a program (or fewer programs, for the partials budget)
+        assert 1 <= cfg.RSPLIT <= -(-row_blocks // th.SCALAR_TILES_PER_PROGRAM)
+    else:
+        assert 1 <= cfg.RSPLIT <= min(th.MAX_RSPLIT, row_blocks)
     # partials (4 B per column per split) stay under the budget (2% of x's bytes) whenever a split happens at all
     if cfg.RSPLIT > 1:
         assert 4 * cfg.RSPLIT * cols <= th.MAX_PARTIALS_FRACTION * rows * cols * itemsize
@@ -97,13 +102,24 @@ def test_heavy_producers_get_eight_elements_a_thread_on_eight_warps(producer):
     assert heavy.RSPLIT * 48 == 4 * H200_SMS  # 4 programs per SM, one wave
 
 
-@pytest.mark.parametrize("itemsize,ops,rsplit", [(4, 0, 5), (2, 2, 16)])
-def test_odd_c_and_odd_n_get_a_narrow_scalar_tile(itemsize, ops, rsplit):
+@pytest.mark.parametrize("itemsize,ops,rsplit", [(4, 0, 198), (2, 2, 64)])
+def test_odd_c_and_odd_n_get_a_narrow_scalar_tile_and_two_row_tiles_a_program(itemsize, ops, rsplit):
     """Prime f32[25229, 3067] (X32 R64 w4: 1.80x copy SOL against 3.13x) and bf16[8191, 1021] a * b + 1 (1.72x
-    against 2.18x): no vector access either way, so 16 elements a thread, the load run shrunk first, 4 per SM."""
+    against 2.18x): no vector access either way, so 16 elements a thread, the load run shrunk first; then two row
+    tiles a program (onetile sweep: 1.83x against 1.90x, 1.64x against 1.68x), so RSPLIT = ceil(row tiles / 2) and
+    the finish is chunked."""
     rows, cols = (25229, 3067) if itemsize == 4 else (8191, 1021)
     cfg = th.launch_config(cols, rows, itemsize, itemsize, H200_SMS, ops=ops)
     assert (cfg.XBLOCK, cfg.R0_BLOCK, cfg.num_warps, cfg.RSPLIT) == (32, 64, 4, rsplit)
+    assert rsplit == -(-(-(-rows // 64)) // th.SCALAR_TILES_PER_PROGRAM) and cfg.chunked_finish
+    assert "tiles_per_program" not in cfg.as_dict()  # not a kernel argument
+
+
+def test_one_odd_extent_or_an_explicit_rsplit_keeps_one_wave():
+    assert not th.launch_config(4095, 8192, 2, 2, H200_SMS).chunked_finish  # odd C only
+    forced = th.launch_config(1021, 8191, 2, 2, H200_SMS, override={"RSPLIT": 7})
+    assert forced.RSPLIT == 7 and not forced.chunked_finish
+    assert th.launch_config(1021, 8191, 2, 2, H200_SMS, override={"RSPLIT": 100}).chunked_finish  # > MAX_RSPLIT
 
 
 def test_one_odd_extent_gets_half_the_elements():
