@@ -14,7 +14,8 @@ Rules, each from the H200 sweep recorded in ``benchmarks/results/`` (see README,
   narrowest, within :data:`TILE_ELEMENTS`; fewer elements per thread where accesses are scalar (odd C or N) or the
   producer is heavy (:data:`SCALAR_ELEMENTS_PER_THREAD` and its neighbours).  Tiles shrink to the next power of two
   of C or N.
-* **RSPLIT**: for odd C and odd N, :data:`SCALAR_TILES_PER_PROGRAM` row tiles a program; otherwise one wave of
+* **RSPLIT**: for odd C and odd N, :data:`SCALAR_TILES_PER_PROGRAM` row tiles a program, and for a plain copy with
+  one odd extent :data:`HALF_SCALAR_COPY_TILES_PER_PROGRAM` (not on the wide path); otherwise one wave of
   resident programs (:data:`COPY_PROGRAMS_PER_SM` or :data:`PROGRAMS_PER_SM` per SM,
   rounded down; 1 on the wide path, whose column blocks alone fill two waves), at most :data:`MAX_RSPLIT`, at most
   one program per ``R0_BLOCK`` rows, and few enough
@@ -104,6 +105,12 @@ SHRINK_FLOOR = 32  # a shrunk tile edge stays one warp's 32 lanes wide
 # benchmarks/results/sweeps/2026-11-30-h200-sweep-onetile.csv).  On aligned shapes the one-wave launch was best or
 # within 2% on 22 of 26 cases, and GELU, two-reduction and fp8 kernels ran up to 2.4x slower with one tile a program.
 SCALAR_TILES_PER_PROGRAM = 2
+# One odd extent (half-scalar tile, 32 elements a thread) in a plain copy (no producer op, one reduction): one row
+# tile a program ran bf16[8191, 4096] at 1.74x copy SOL against 1.98x for one wave, bf16[8192, 4095] at 1.36x against
+# 1.50x and f32[8191, 4096] at 1.39x against 1.59x; with a producer (a * b + 1 over bf16[8192, 4095]) one wave stayed
+# best, 1.49x against 1.57x (sweeps/2026-11-30-h200-sweep-oddcheck.csv, one run).  A plain copy's shrunk tile needs
+# few registers, so many programs are resident, which a grid of one tile a program needs.
+HALF_SCALAR_COPY_TILES_PER_PROGRAM = 1
 
 
 @dataclasses.dataclass(frozen=True)
@@ -154,7 +161,8 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
     xblock = XBLOCK_BY_WIDEST[min(XBLOCK_BY_WIDEST, key=lambda k: abs(k - widest))]
     rblock = min(STORE_RUN_BYTES // narrowest, TILE_ELEMENTS // xblock)
     warps = NUM_WARPS
-    programs_per_sm = COPY_PROGRAMS_PER_SM if ops == 0 and reductions == 1 else PROGRAMS_PER_SM
+    copy = ops == 0 and reductions == 1
+    programs_per_sm = COPY_PROGRAMS_PER_SM if copy else PROGRAMS_PER_SM
     if reductions > 1 and widest <= 2:
         rblock = min(rblock, MULTI_REDUCTION_R0_BLOCK)
     wide = cols >= WIDE_TILE_SCALE * num_sms * xblock
@@ -174,8 +182,7 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
     for key, block in (("XBLOCK", xblock), ("R0_BLOCK", rblock)):
         if block & (block - 1):
             raise ValueError(f"{key}={block} is not a power of two")
-    tiles_per_program = override.get(
-        "TILES_PER_PROGRAM", SCALAR_TILES_PER_PROGRAM if per_thread == SCALAR_ELEMENTS_PER_THREAD and not wide else 0)
+    tiles_per_program = override.get("TILES_PER_PROGRAM", _tiles_per_program(per_thread, copy, wide))
     if wide and not tiles_per_program:
         default_rsplit = 1
     else:
@@ -189,6 +196,17 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
         num_stages=override.get("num_stages", 1),
         tiles_per_program=0 if "RSPLIT" in override else tiles_per_program,
     )
+
+
+def _tiles_per_program(per_thread: int, copy: bool, wide: bool) -> int:
+    """Row tiles a program for the scalar tiles (0: one wave of looping programs, the rule for every other tile)."""
+    if wide:
+        return 0
+    if per_thread == SCALAR_ELEMENTS_PER_THREAD:
+        return SCALAR_TILES_PER_PROGRAM
+    if per_thread == HALF_SCALAR_ELEMENTS_PER_THREAD and copy:
+        return HALF_SCALAR_COPY_TILES_PER_PROGRAM
+    return 0
 
 
 def _elements_per_thread(cols: int, rows: int, heavy: bool) -> int:

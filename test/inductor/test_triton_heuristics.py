@@ -32,9 +32,10 @@ def test_rsplit_bounds(cols, rows, itemsize):
     cfg = th.launch_config(cols, rows, itemsize, itemsize, H200_SMS)
     row_blocks = -(-rows // cfg.R0_BLOCK)
     wide = cols >= th.WIDE_TILE_SCALE * H200_SMS * th.XBLOCK_BY_WIDEST[itemsize]
-    tiles_per_program = cols % 2 and rows % 2 and not wide  # odd C and N
-    if tiles_per_program:  # two row tiles a program (or fewer programs, for the partials budget)
+    if cols % 2 and rows % 2 and not wide:  # two row tiles a program (or fewer programs, for the partials budget)
         assert 1 <= cfg.RSPLIT <= -(-row_blocks // th.SCALAR_TILES_PER_PROGRAM)
+    elif (cols + rows) % 2 and not wide:  # one odd extent, a plain copy: one row tile a program
+        assert 1 <= cfg.RSPLIT <= row_blocks
     else:
         assert 1 <= cfg.RSPLIT <= min(th.MAX_RSPLIT, row_blocks)
     # partials (4 B per column per split) stay under the budget (2% of x's bytes) whenever a split happens at all
@@ -115,8 +116,16 @@ def test_odd_c_and_odd_n_get_a_narrow_scalar_tile_and_two_row_tiles_a_program(it
     assert "tiles_per_program" not in cfg.as_dict()  # not a kernel argument
 
 
-def test_one_odd_extent_or_an_explicit_rsplit_keeps_one_wave():
-    assert not th.launch_config(4095, 8192, 2, 2, H200_SMS).chunked_finish  # odd C only
+@pytest.mark.parametrize("cols,rows,itemsize", [(4096, 8191, 2), (4095, 8192, 2), (4096, 8191, 4)])
+def test_a_plain_copy_with_one_odd_extent_takes_one_row_tile_a_program(cols, rows, itemsize):
+    """oddcheck sweep: 1.74x, 1.36x, 1.39x copy SOL against 1.98x, 1.50x, 1.59x for one wave."""
+    cfg = th.launch_config(cols, rows, itemsize, itemsize, H200_SMS)
+    budget = int(th.MAX_PARTIALS_FRACTION * rows * itemsize / 4)  # bf16[8191, 4096]: 81 programs, not 128
+    assert cfg.RSPLIT == min(-(-rows // cfg.R0_BLOCK), budget) and cfg.chunked_finish
+
+
+def test_one_odd_extent_with_a_producer_or_an_explicit_rsplit_keeps_one_wave():
+    assert not th.launch_config(4095, 8192, 2, 2, H200_SMS, ops=2).chunked_finish  # a * b + 1: one wave was best
     forced = th.launch_config(1021, 8191, 2, 2, H200_SMS, override={"RSPLIT": 7})
     assert forced.RSPLIT == 7 and not forced.chunked_finish
     assert th.launch_config(1021, 8191, 2, 2, H200_SMS, override={"RSPLIT": 100}).chunked_finish  # > MAX_RSPLIT
