@@ -137,12 +137,17 @@ ONETILE_EXTRA = [
     ("F2-gelu-backward", "bf16", 25216, 3072), ("F2-gelu-backward", "bf16", 32768, 11008),
 ]
 ONETILE_LAUNCHES = ["", "TILES_PER_PROGRAM=1", "TILES_PER_PROGRAM=2", "TILES_PER_PROGRAM=4"]
-# After the odd-C-and-odd-N rule (two row tiles a program): shapes with one odd extent (half-scalar tiles, left on
-# the one-wave launch) at one and two tiles a program, and the corpus's fp8 cast of bf16[4099, 769] (odd both ways).
-ODDCHECK_PLAN = {shape: ["", "TILES_PER_PROGRAM=1", "TILES_PER_PROGRAM=2"] for shape in (
-    ("F1-t", "bf16", 8191, 4096), ("F1-t", "bf16", 8192, 4095), ("F2-mul-add", "bf16", 8192, 4095),
-    ("F1-t", "fp32", 8191, 4096),
-)} | {("F5-fp8-cast-transpose-dbias", "bf16", 4099, 769): ["", "TILES_PER_PROGRAM=1", "TILES_PER_PROGRAM=4"]}
+# After the odd-C-and-odd-N rule (two row tiles a program): shapes with one odd extent (half-scalar tiles) and the
+# corpus's fp8 cast of bf16[4099, 769] (odd both ways).  Run 1 (2026-11-30), when "" was one wave for all four
+# half-scalar shapes: "", TILES_PER_PROGRAM=1 and =2 (=1, 4 for the fp8 cast); one row tile a program won on the
+# three plain copies, so they now take it by default, and run 2 times their one-wave launch (RSPLIT=8, 4, 8) beside.
+ODDCHECK_PLAN = {
+    ("F1-t", "bf16", 8191, 4096): ["", "RSPLIT=8", "TILES_PER_PROGRAM=2"],
+    ("F1-t", "bf16", 8192, 4095): ["", "RSPLIT=4", "TILES_PER_PROGRAM=2"],
+    ("F2-mul-add", "bf16", 8192, 4095): ["", "TILES_PER_PROGRAM=1", "TILES_PER_PROGRAM=2"],
+    ("F1-t", "fp32", 8191, 4096): ["", "RSPLIT=8", "TILES_PER_PROGRAM=2"],
+    ("F5-fp8-cast-transpose-dbias", "bf16", 4099, 769): ["", "TILES_PER_PROGRAM=1", "TILES_PER_PROGRAM=4"],
+}
 PROGRAMS_PER_SM = [4, 8, 16, 32]
 SMALL_PROGRAMS_PER_SM = [1, 2, 4, 8, 16]
 NUM_SMS = 132
