@@ -168,9 +168,10 @@ def test_fused_kernels_compile_to_sm90a_without_spills():
         assert 0 < usage["registers"] <= 255, (name, usage)
 
 
-# The heavy tiles (runtime/triton_heuristics.py) size their grid for 4 resident programs per SM, which holds only if
-# the compiled kernel needs at most 65536 / (4 * threads) registers a thread (H200: 65536 per SM, allocated in units
-# of 8 a thread); the scalar tiles of odd C and N take two row tiles a program, many waves, and must not spill.
+# The heavy tiles and the scalar tile of an fp8 cast (runtime/triton_heuristics.py) size their grid for 4 resident
+# programs per SM, which holds only if the compiled kernel needs at most 65536 / (4 * threads) registers a thread
+# (H200: 65536 per SM, allocated in units of 8 a thread); the other scalar tiles of odd C and N take two row tiles a
+# program, many waves, and must not spill.
 # Shapes of the corpus cases they were measured on.
 FOUR_PER_SM = [
     ("F1-t", "fp32", 25229, 3067),  # odd C and N
@@ -200,7 +201,7 @@ def test_heavy_tiles_fit_four_programs_per_sm_and_scalar_tiles_do_not_spill():
         assert usage["spill_bytes"] == 0, (label, usage)
         if not many_waves[label]:  # one wave: 4 programs of each SM resident at once
             assert 4 * 32 * warps[label] * allocated <= 65536, (label, warps[label], usage)
-    assert [many_waves[f"{n}/{d}/{r}x{c}"] for n, d, r, c in FOUR_PER_SM] == [True, True, True, False, False]
+    assert [many_waves[f"{n}/{d}/{r}x{c}"] for n, d, r, c in FOUR_PER_SM] == [True, True, False, False, False]
 
 
 def reads_its_own_sum(x):

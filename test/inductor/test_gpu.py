@@ -17,8 +17,8 @@ FUSED = families.FUSE_EVERY_SITE
 STOCK = {"reduction_transpose_fusion": False}
 # every variant at N and C not multiples of 16 (ragged tiles both ways; odd N: the plain copies take one row tile a
 # program); one variant of each family at a real ViT-B/16 size made odd (+1 row, -1 column; F4 needs an even N):
-# two row tiles a program (one for F4's copy), ~200 programs a column block and the chunked finish, whose max
-# combine F3-amax takes
+# two row tiles a program (one for F4's copy; F5's fp8 cast keeps one wave), ~200 programs a column block and the
+# chunked finish, whose max combine F3-amax takes
 ODD = [(name, 197, 1000) for name in families.CASES]
 REAL = [(name, 25218 if name.startswith("F4") else 25217, 3071)
         for name in ("F1-t", "F2-mul-add", "F3-layernorm-backward", "F3-amax", "F4-flatten",
