@@ -13,7 +13,7 @@ last-program finish by ticket) and three switches, each a candidate change to th
 For each shape it also times the copy SOL (twice, for the noise), stock ``torch.compile`` and the package's fused
 kernel, so the lab kernel's baseline (ACC 0, PREFETCH 0) can be checked against the generated one.
 
-    python -m benchmarks.lab_loop --plan loop|grid|map --out DIR      # writes DIR/lab-<plan>.csv
+    python -m benchmarks.lab_loop --plan loop|grid|map|ticket --out DIR      # writes DIR/lab-<plan>.csv
 
 The ``map`` plan asks how the programs should be mapped to tiles: ``INTERLEAVE`` gives program ``s`` of a column
 block the row tiles ``s, s + RSPLIT, ...`` instead of a contiguous chunk, and :func:`_one_tile_kernel` (one tile a
@@ -23,6 +23,12 @@ ticket and with the last program's looped sum of the partials.  Its results are
 in the generated kernel's ``[C, RSPLIT]`` layout); the generated kernel's versions of the same ideas (interleaved
 rows; 1, 2 or 4 row tiles a program with a looped finish) are commit ``d0e31c1``, measured in
 ``sweeps/2026-11-30-h200-sweep-{interleave,tiles}.csv`` and not shipped.
+
+The ``ticket`` plan (:func:`_tile_ticket_kernel`) keeps one to four row tiles a program and asks what the finish costs
+once the partials are coalesced (``[programs, C]``) and the last program sums them inside its own branch, with the
+ticket after the transposed stores or before the last one.  Its results are
+``benchmarks/results/lab/2026-11-30-h200-lab-ticket.csv``; the generated kernel's version (the chunked finish) ships
+for odd shapes only (``sweeps/2026-11-30-h200-sweep-{onetile,oddcheck-run1,oddcheck-run2}.csv``).
 """
 
 from __future__ import annotations
