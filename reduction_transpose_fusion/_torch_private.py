@@ -15,6 +15,8 @@ version, because each item below is an unversioned internal that has changed bet
 | ``'launch_cooperative_grid': True`` in the kernel source | set inside ``codegen_kernel`` with no hook; see           |
 |                                                          |   :func:`drop_cooperative_launch`                         |
 | ``codegen/common.py`` ``DeferredLine``                   | a guard line must vanish with the store it guards         |
+| ``codegen/triton.py`` ``CooperativeReductionWorkspaceCache`` | it packs partials rows of mixed dtypes unaligned; see |
+|   (subclassed), ``TritonKernel.init_cooperative_reduction`` |   :class:`AlignedWorkspaceCache`                        |
 | ``TritonKernel.codegen_cooperative_reduction_peer_combine`` | the workspace layout and the peers load are written     |
 |   (overridden), ``create_cse_var``, ``simd.constant_repr``, |   inside it; see ``ReductionTransposeTritonKernel``      |
 |   ``utils.triton_type``, ``ValueRanges.unknown``         |   and :func:`peers_var`                                   |
@@ -37,15 +39,22 @@ from torch._inductor.codegen.common import DeferredLine
 from torch._inductor.codegen.simd import constant_repr
 from torch._inductor.codegen.cuda_combined_scheduling import CUDACombinedScheduling
 from torch._inductor.codegen.simd_kernel_features import DisableReduction, EnableReduction
-from torch._inductor.codegen.triton import FixedTritonConfig, TritonKernel, TritonScheduling
+from torch._inductor.codegen.triton import (
+    CooperativeReductionWorkspaceCache,
+    FixedTritonConfig,
+    TritonKernel,
+    TritonScheduling,
+)
 from torch._inductor.utils import IndentedBuffer, triton_type
 from torch._inductor.virtualized import V
 from torch.utils._config_module import Config, _ConfigEntry
+from torch.utils._sympy.functions import CeilDiv
 from torch.utils._sympy.value_ranges import ValueRanges
 
 from . import SUPPORTED_TORCH
 
 __all__ = [
+    "AlignedWorkspaceCache",
     "CUDACombinedScheduling",
     "DisableReduction",
     "EnableReduction",
@@ -203,8 +212,24 @@ def deferred_line(buffer_name: str, line: str) -> DeferredLine:
     return DeferredLine(buffer_name, line)
 
 
-
 def peers_var(kernel: TritonKernel, name: str, dtype, shape: list[str]):
     """A CSE variable for the peers tile of a cooperative reduction, as
     ``TritonKernel.codegen_cooperative_reduction_peer_combine`` makes one (``triton.py:4541``)."""
     return kernel.create_cse_var(name, shape=shape, dtype=dtype, bounds=ValueRanges.unknown())
+
+
+WORKSPACE_ALIGN = 16  # bytes: the widest partial (int64 / fp64) and a 16-byte vector
+
+
+class AlignedWorkspaceCache(CooperativeReductionWorkspaceCache):
+    """Inductor's cooperative-reduction workspace cache (``triton.py:2183``) with every allocation rounded up to
+    :data:`WORKSPACE_ALIGN` bytes.
+
+    Stock packs each reduction's partials right after the previous one's: a bf16 ``argmax`` value row of 33 columns
+    x 3 programs (198 bytes) puts the int32 index row at byte 594, a misaligned ``int32`` pointer (wrong indices
+    under Triton's interpreter; a misaligned-address fault on a GPU).  Stock Inductor rarely meets this, as its
+    cooperative reductions are off by default; this package turns them on for the kernels it launches.
+    """
+
+    def allocate(self, nbytes):
+        return super().allocate(CeilDiv(nbytes, WORKSPACE_ALIGN) * WORKSPACE_ALIGN)

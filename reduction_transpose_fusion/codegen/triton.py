@@ -66,6 +66,11 @@ class ReductionTransposeTritonKernel(TritonKernel):
         if self.ordinary_launch and not self.cooperative_reduction:
             raise ValueError("last_block_finish and ordinary_launch need override_cooperative_reduction=True")
 
+    def init_cooperative_reduction(self):
+        super().init_cooperative_reduction()
+        # every partials row starts 16-byte aligned, whatever the dtypes of the rows before it
+        self.cooperative_reduction_workspace_cache = _torch_private.AlignedWorkspaceCache(self.args)
+
     def init_cooperative_reduction_mask(self):
         if not self.last_block_finish:
             return super().init_cooperative_reduction_mask()

@@ -233,3 +233,18 @@ def test_a_grid_barrier_kernel_whose_column_blocks_fill_the_gpu_is_launched_as_a
     assert torch.equal(families.bits(out[0]), families.bits(x.t().contiguous()))
     for got, want in zip(out[1:], ref[1:]):
         assert families.rel_err(got, want) <= families.TOLERANCE[torch.float32]
+
+
+def sum_and_argmax(x):
+    return x.t().contiguous(), x.sum(0), x.argmax(0)
+
+
+def test_every_workspace_row_starts_16_byte_aligned():
+    """Stock packs the partials rows back to back: a bf16 argmax value row of 33 x 3 x 2 = 198 bytes put the int32
+    index row at byte 594.  Every row now starts at a multiple of 16 (its numerics run on the GPU:
+    test_gpu.py::test_argmax_beside_the_sum_on_gpu)."""
+    src = interpret.generate(sum_and_argmax, interpret.fake_inputs(((1001, 33), torch.bfloat16)),
+                             **ON, reduction_transpose_fusion_launch_config="RSPLIT=3")
+    (kernel,) = interpret.kernel_sources(src).values()
+    offsets = [int(o) for o in re.findall(r"\(ws_ptr \+ (\d+)\)", kernel)]
+    assert len(offsets) == 3 and offsets[2] % 4 == 0 and all(o % 16 == 0 for o in offsets), offsets

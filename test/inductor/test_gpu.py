@@ -74,3 +74,21 @@ def test_grid_barrier_finish_on_gpu(rows, cols):
     assert torch.equal(fused[0], stock[0])
     for out, r in zip(fused[1:], ref[1:]):
         assert families.rel_err(out, r) <= families.TOLERANCE[torch.float32]
+
+
+def sum_and_argmax(x):
+    return x.t().contiguous(), x.sum(0), x.argmax(0)
+
+
+@pytest.mark.parametrize("launch", ["", "RSPLIT=3"])
+@pytest.mark.parametrize("dtype", families.DTYPES.values(), ids=families.DTYPES.keys())
+def test_argmax_beside_the_sum_on_gpu(dtype, launch):
+    """Inductor fuses an argmax into the marked sum's kernel; its 16-bit value partials (33 x RSPLIT x 2 bytes) used
+    to leave the int32 index partials misaligned in the workspace.  Triton's interpreter compares bf16 by its bits,
+    so only a GPU checks the argmax itself."""
+    x = torch.randn(1001, 33, device="cuda").to(dtype)
+    _, fused, kernels = compile_and_run(sum_and_argmax, [x], FUSED | {"reduction_transpose_fusion_launch_config": launch})
+    assert kernels == 1
+    assert torch.equal(fused[0], x.t().contiguous())
+    assert families.rel_err(fused[1], x.double().sum(0)) <= families.TOLERANCE[dtype]
+    assert torch.equal(fused[2], x.argmax(0))
