@@ -226,9 +226,10 @@ class AlignedWorkspaceCache(CooperativeReductionWorkspaceCache):
     :data:`WORKSPACE_ALIGN` bytes.
 
     Stock packs each reduction's partials right after the previous one's: a bf16 ``argmax`` value row of 33 columns
-    x 3 programs (198 bytes) puts the int32 index row at byte 594, a misaligned ``int32`` pointer (wrong indices
-    under Triton's interpreter; a misaligned-address fault on a GPU).  Stock Inductor rarely meets this, as its
-    cooperative reductions are off by default; this package turns them on for the kernels it launches.
+    x 3 programs (198 bytes) puts the int32 index row at byte 594, an ``int32`` pointer that is not 4-byte aligned,
+    which CUDA does not allow (not observed on the H200: the one check of stock's packing there most likely reused the
+    cached aligned kernel).  Stock Inductor rarely meets this, as its cooperative reductions are off by default; this
+    package turns them on for the kernels it launches.
     """
 
     def allocate(self, nbytes):
