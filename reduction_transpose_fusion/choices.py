@@ -74,14 +74,14 @@ class ReductionTransposeChoices(InductorChoices):
         launch = launch_config(cols, rows, narrowest, widest, num_sms, config.launch_override(), ops, reductions,
                                producer_ops)
         last_block = _single_loop(features)
-        if not last_block:
-            launch = _co_resident(launch, cols, num_sms)
-        elif launch.chunked_finish and not _reduction_types(features) <= FINISH_COMBINE.keys():
-            log.info("%s: one-wave launch instead of %s: only sum, max and min partials are combined in chunks",
-                     names, launch)
+        if launch.chunked_finish and not (last_block and _reduction_types(features) <= FINISH_COMBINE.keys()):
+            log.info("%s: one-wave launch instead of %s: only the last-program finish combines partials in chunks, "
+                     "and only those of sum, max and min", names, launch)
             one_wave = {**config.launch_override(), "TILES_PER_PROGRAM": 0}
             launch = launch_config(cols, rows, narrowest, widest, num_sms, one_wave, ops, reductions, producer_ops)
             launch = dataclasses.replace(launch, RSPLIT=min(launch.RSPLIT, MAX_RSPLIT))
+        if not last_block:
+            launch = _co_resident(launch, cols, num_sms)
         _log_decision(features, sites, names, launch, last_block)
         kwargs.update(
             override_cooperative_reduction=True,

@@ -59,7 +59,8 @@ ENTRIES = (
         "Apply the measured profitability rules (skip sites that ran slower fused on the H200).",
     ),
     # Expert override of the launch heuristic, e.g. "XBLOCK=64,R0_BLOCK=64,RSPLIT=16,num_warps=4,num_stages=1";
-    # TILES_PER_PROGRAM=k sets RSPLIT to ceil(N / R0_BLOCK / k) (RSPLIT, if also given, wins).
+    # TILES_PER_PROGRAM=k sets RSPLIT to ceil(N / R0_BLOCK / k), capped by the 2% partials budget (RSPLIT, if also
+    # given, wins).
     # Keys left out keep the heuristic's value.  Used by the tuning sweep and by tests of odd configurations.
     Entry(
         "reduction_transpose_fusion_launch_config",

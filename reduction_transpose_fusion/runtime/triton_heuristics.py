@@ -15,7 +15,8 @@ Rules, each from the H200 sweep recorded in ``benchmarks/results/`` (see README,
   producer is heavy (:data:`SCALAR_ELEMENTS_PER_THREAD` and its neighbours).  Tiles shrink to the next power of two
   of C or N.
 * **RSPLIT**: for odd C and odd N, :data:`SCALAR_TILES_PER_PROGRAM` row tiles a program, and for a plain copy with
-  one odd extent :data:`HALF_SCALAR_COPY_TILES_PER_PROGRAM` (neither on the wide path nor with an fp8 output);
+  one odd extent :data:`HALF_SCALAR_COPY_TILES_PER_PROGRAM` (neither on the wide path nor with a 1-byte tensor, e.g.
+  an fp8 output);
   otherwise one wave of resident programs (:data:`COPY_PROGRAMS_PER_SM` or :data:`PROGRAMS_PER_SM` per SM,
   rounded down; 1 on the wide path, whose column blocks alone fill two waves), at most :data:`MAX_RSPLIT`, at most
   one program per ``R0_BLOCK`` rows, and few enough
@@ -104,7 +105,8 @@ SHRINK_FLOOR = 32  # a shrunk tile edge stays one warp's 32 lanes wide
 # against 1.90x (one tile a program: 1.89x, 1.77x, 1.76x; four: 1.92x, 1.80x, 1.91x;
 # benchmarks/results/sweeps/2026-11-30-h200-sweep-onetile.csv).  On aligned shapes the one-wave launch was best or
 # within 2% on 22 of 26 cases, and GELU, two-reduction and fp8 kernels ran up to 2.4x slower with one tile a program.
-# Not for a kernel with an fp8 output: the fp8 cast of bf16[4099, 769] ran at 1.58x copy SOL with two tiles a program
+# Not for a kernel with a 1-byte full-size tensor (an fp8 output; int8 too, not measured): the fp8 cast of
+# bf16[4099, 769] ran at 1.58x copy SOL with two tiles a program
 # in the corpus run (2026-11-30-h200-corpus.csv of package 7f6ba3da; 1.55-1.70x with one, two or four in the oddcheck
 # sweeps) against 1.34x with one wave (the run before, superseded/2026-11-30-h200-corpus-session6.csv).
 SCALAR_TILES_PER_PROGRAM = 2
@@ -204,7 +206,7 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
 
 def _tiles_per_program(per_thread: int, copy: bool, one_wave: bool) -> int:
     """Row tiles a program for the scalar tiles (0: one wave of looping programs, the rule for every other tile and
-    wherever ``one_wave`` says so: the wide path, fp8 outputs)."""
+    wherever ``one_wave`` says so: the wide path, 1-byte tensors such as fp8 outputs)."""
     if one_wave:
         return 0
     if per_thread == SCALAR_ELEMENTS_PER_THREAD:

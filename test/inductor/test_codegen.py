@@ -239,12 +239,34 @@ def sum_and_argmax(x):
     return x.t().contiguous(), x.sum(0), x.argmax(0)
 
 
-def test_every_workspace_row_starts_16_byte_aligned():
+def sum_and_count(x):
+    return x.t().contiguous(), x.sum(0), (x > 0).sum(0)
+
+
+@pytest.mark.parametrize("fn,rows,dtype,launch,rows_of_partials", [
+    (sum_and_argmax, 1001, torch.bfloat16, "RSPLIT=3", 3),  # bf16 values (198 bytes), then int32 indices
+    (sum_and_count, 2111, torch.float32, "", 2),  # odd C and N, chunked: fp32 sums (33 x 17 x 4), then int64 counts
+])
+def test_every_workspace_row_starts_16_byte_aligned(fn, rows, dtype, launch, rows_of_partials):
     """Stock packs the partials rows back to back: a bf16 argmax value row of 33 x 3 x 2 = 198 bytes put the int32
-    index row at byte 594.  Every row now starts at a multiple of 16 (its numerics run on the GPU:
-    test_gpu.py::test_argmax_beside_the_sum_on_gpu)."""
-    src = interpret.generate(sum_and_argmax, interpret.fake_inputs(((1001, 33), torch.bfloat16)),
-                             **ON, reduction_transpose_fusion_launch_config="RSPLIT=3")
+    index row at byte 594, and 2244 bytes of fp32 sums put an int64 row at byte 2244.  Every row now starts at a
+    multiple of 16 (the argmax's numerics run on the GPU: test_gpu.py::test_argmax_beside_the_sum_on_gpu)."""
+    src = interpret.generate(fn, interpret.fake_inputs(((rows, 33), dtype)), **ON,
+                             reduction_transpose_fusion_launch_config=launch)
     (kernel,) = interpret.kernel_sources(src).values()
     offsets = [int(o) for o in re.findall(r"\(ws_ptr \+ (\d+)\)", kernel)]
-    assert len(offsets) == 3 and offsets[2] % 4 == 0 and all(o % 16 == 0 for o in offsets), offsets
+    assert len(offsets) == rows_of_partials and all(o % 16 == 0 for o in offsets), offsets
+
+
+def reads_its_sum_later(x):
+    s = x.sum(0)
+    return x.t().contiguous(), s, x / s
+
+
+def test_a_grid_barrier_kernel_with_odd_c_and_n_keeps_the_one_wave_rsplit():
+    """Row tiles a program are for the last-program finish only: a kernel whose sum is read in a later loop keeps the
+    one-wave RSPLIT (<= 64), capped at one program per SM over the column blocks."""
+    src = interpret.generate(reads_its_sum_later, interpret.fake_inputs(((16383, 31), torch.float32)), **ON)
+    (kernel,) = interpret.kernel_sources(src).values()
+    launch = eval(re.search(r"config=(\{.*?\})", kernel).group(1))
+    assert "x_grid_barrier" in kernel and "rsplit_ks" not in kernel and launch["RSPLIT"] == 64
