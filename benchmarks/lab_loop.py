@@ -13,7 +13,7 @@ last-program finish by ticket) and three switches, each a candidate change to th
 For each shape it also times the copy SOL (twice, for the noise), stock ``torch.compile`` and the package's fused
 kernel, so the lab kernel's baseline (ACC 0, PREFETCH 0) can be checked against the generated one.
 
-    python -m benchmarks.lab_loop --plan loop|grid|map|ticket --out DIR      # writes DIR/lab-<plan>.csv
+    python -m benchmarks.lab_loop --plan loop|grid|map|ticket|fence --out DIR     # writes DIR/lab-<plan>.csv
 
 The ``map`` plan asks how the programs should be mapped to tiles: ``INTERLEAVE`` gives program ``s`` of a column
 block the row tiles ``s, s + RSPLIT, ...`` instead of a contiguous chunk, and :func:`_one_tile_kernel` (one tile a
@@ -163,13 +163,21 @@ def _one_tile_kernel(x_ptr, t_ptr, ws_ptr, sum_ptr, sem_ptr, N, C, XBLOCK: tl.co
 
 @triton.jit
 def _tile_ticket_kernel(x_ptr, t_ptr, ws_ptr, sum_ptr, sem_ptr, N, C, XBLOCK: tl.constexpr, R0_BLOCK: tl.constexpr,
-                        TILES: tl.constexpr, PARTIALS: tl.constexpr, TICKET: tl.constexpr, CHUNK: tl.constexpr):
+                        TILES: tl.constexpr, PARTIALS: tl.constexpr, TICKET: tl.constexpr, CHUNK: tl.constexpr,
+                        FLAGGED: tl.constexpr = False):
     """``TILES`` consecutive ``[XBLOCK, R0_BLOCK]`` row tiles a program, row programs fastest (the cooperative
     grid's order, ``(programs, column blocks)``), with a column mask.  PARTIALS stores each program's column sums
     to ``ws [programs, C]`` (coalesced).  TICKET: 0 none; 1 the ticket (``atomic_add``, acq_rel) after every
     transposed store; 2 the last tile's transposed store after the ticket, so the release waits on the partials
     store only.  With a ticket, the last program of a column block sums the partials inside ``if is_last:``, a
-    ``[CHUNK, XBLOCK]`` block of ``ws`` a step, so the finish adds few registers and no masked work to the others."""
+    ``[CHUNK, XBLOCK]`` block of ``ws`` a step, so the finish adds few registers and no masked work to the others.
+
+    The ``fence`` plan's tickets differ in memory ordering only: 3 a ``release`` ticket after the transposed stores
+    and an ``acquire`` reset of the semaphore inside the last program's branch (what generated code can do);
+    4 a ``relaxed`` ticket with no barrier (NOT a correct synchronisation: the round trip's cost alone, the floor);
+    5 ``FLAGGED`` partials (``ws`` int64 words, fp32 bits | 1 << 32, zeroed again by the reader) with a relaxed
+    ticket and no barrier: the last program spins on each word's flag, so no program waits on a fence;
+    6 the ``release`` ticket before the last transposed store."""
     pid = tl.program_id(0)
     cb = tl.program_id(1)
     progs = tl.num_programs(0)
@@ -189,11 +197,17 @@ def _tile_ticket_kernel(x_ptr, t_ptr, ws_ptr, sum_ptr, sem_ptr, N, C, XBLOCK: tl
     tile = tl.load(x_ptr + cols + C * rows, mask, other=0.0, eviction_policy="evict_first")
     if PARTIALS:
         acc += tl.sum(tile.to(tl.float32), 1)
-    if TICKET != 2:
+    if TICKET != 2 and TICKET != 6:
         tl.store(t_ptr + rows + N * cols, tile, mask)
-    if PARTIALS:
+    if FLAGGED:
+        word = (acc.to(tl.int32, bitcast=True).to(tl.int64) & 0xFFFFFFFF) | 0x100000000
+        tl.store(ws_ptr.to(tl.pointer_type(tl.int64)) + pid * C + cols1, word, cols1 < C)
+    elif PARTIALS:
         tl.store(ws_ptr + pid * C + cols1, acc, cols1 < C)
-    if TICKET:
+    if TICKET >= 3:
+        _fence_ticket(t_ptr, ws_ptr, sum_ptr, sem_ptr, N, C, rows, cols, cols1, tile, mask, cb, progs, TICKET,
+                      FLAGGED, XBLOCK, CHUNK)
+    elif TICKET:
         tl.debug_barrier()
         ticket = tl.atomic_add(sem_ptr + cb, 1, sem="acq_rel")
         if TICKET == 2:
@@ -208,6 +222,39 @@ def _tile_ticket_kernel(x_ptr, t_ptr, ws_ptr, sum_ptr, sem_ptr, N, C, XBLOCK: tl
             tl.atomic_xchg(sem_ptr + cb, 0, sem="relaxed")
 
 
+@triton.jit
+def _fence_ticket(t_ptr, ws_ptr, sum_ptr, sem_ptr, N, C, rows, cols, cols1, tile, mask, cb, progs,
+                  TICKET: tl.constexpr, FLAGGED: tl.constexpr, XBLOCK: tl.constexpr, CHUNK: tl.constexpr):
+    """The ``fence`` plan's tickets 3-6 of :func:`_tile_ticket_kernel` and the last program's finish."""
+    if TICKET == 3 or TICKET == 6:
+        tl.debug_barrier()
+        ticket = tl.atomic_add(sem_ptr + cb, 1, sem="release")
+    else:
+        ticket = tl.atomic_add(sem_ptr + cb, 1, sem="relaxed")
+    if TICKET == 6:
+        tl.store(t_ptr + rows + N * cols, tile, mask)
+    if ticket == progs - 1:
+        if TICKET != 5:
+            tl.atomic_xchg(sem_ptr + cb, 0, sem="acquire")
+        tl.debug_barrier()
+        part = tl.zeros([CHUNK, XBLOCK], tl.float32)
+        for k in tl.range(0, progs, CHUNK):
+            ks = k + tl.arange(0, CHUNK)[:, None]
+            m = (ks < progs) & (cols1[None, :] < C)
+            if FLAGGED:
+                wp = ws_ptr.to(tl.pointer_type(tl.int64)) + ks * C + cols1[None, :]
+                word = tl.load(wp, m, other=0x100000000, volatile=True)
+                while tl.min((word >> 32).to(tl.int32)) == 0:
+                    word = tl.load(wp, m, other=0x100000000, volatile=True)
+                part += tl.where(m, (word & 0xFFFFFFFF).to(tl.int32).to(tl.float32, bitcast=True), 0.0)
+                tl.store(wp, tl.zeros([CHUNK, XBLOCK], tl.int64), m)
+            else:
+                part += tl.load(ws_ptr + ks * C + cols1[None, :], m, other=0.0)
+        tl.store(sum_ptr + cols1, tl.sum(part, 0), cols1 < C)
+        if TICKET == 5:
+            tl.atomic_xchg(sem_ptr + cb, 0, sem="relaxed")
+
+
 def run_tile_ticket(x: torch.Tensor, xblock: int, rblock: int, warps: int, tiles: int, partials: int, ticket: int,
                     chunk: int = 16):
     """(callable, compiled kernel, transposed copy, column sums [C] fp32) of :func:`_tile_ticket_kernel` over
@@ -216,13 +263,14 @@ def run_tile_ticket(x: torch.Tensor, xblock: int, rblock: int, warps: int, tiles
     col_blocks = triton.cdiv(c, xblock)
     progs = triton.cdiv(triton.cdiv(n, rblock), tiles)
     t = torch.empty((c, n), device=x.device, dtype=x.dtype)
-    ws = torch.empty((progs, c), device=x.device, dtype=torch.float32)
+    flagged = ticket == 5
+    ws = torch.zeros((progs, c), device=x.device, dtype=torch.int64 if flagged else torch.float32)
     total = torch.full((c,), float("nan"), device=x.device, dtype=torch.float32)
     sem = torch.zeros(col_blocks, device=x.device, dtype=torch.int32)
     grid = (progs, col_blocks)
     args = (x, t, ws, total, sem, n, c)
     meta = dict(XBLOCK=xblock, R0_BLOCK=rblock, TILES=tiles, PARTIALS=partials or ticket > 0, TICKET=ticket,
-                CHUNK=chunk, num_warps=warps, num_stages=1)
+                CHUNK=chunk, FLAGGED=flagged, num_warps=warps, num_stages=1)
     kernel = _tile_ticket_kernel[grid](*args, **meta)
     return (lambda: _tile_ticket_kernel[grid](*args, **meta)), kernel, t, total
 
@@ -230,6 +278,9 @@ def run_tile_ticket(x: torch.Tensor, xblock: int, rblock: int, warps: int, tiles
 # (tiles a program, partials, ticket, chunk): the ``ticket`` plan's variants of :func:`_tile_ticket_kernel`
 TICKET_PLAN = [(1, 0, 0, 16), (1, 1, 0, 16), (1, 1, 1, 16), (1, 1, 2, 16), (1, 1, 2, 64), (2, 1, 2, 16),
                (4, 1, 1, 16), (4, 1, 2, 16)]
+# the ``fence`` plan: one tile a program, the tickets' memory orderings (see :func:`_tile_ticket_kernel`)
+FENCE_PLAN = [(1, 1, 0, 16), (1, 1, 1, 16), (1, 1, 3, 16), (1, 1, 4, 16), (1, 1, 5, 16), (1, 1, 6, 16),
+              (2, 1, 3, 16), (2, 1, 5, 16)]
 
 
 def _col_blocks(c: int, xblock: int) -> int:
@@ -331,12 +382,12 @@ def one_tile_rows(base: dict, x: torch.Tensor, want: torch.Tensor, ref_sum: torc
 
 
 def ticket_rows(base: dict, x: torch.Tensor, want: torch.Tensor, ref_sum: torch.Tensor, xblock: int, rblock: int,
-                warps: int) -> list[dict]:
-    """Time each :data:`TICKET_PLAN` variant of :func:`_tile_ticket_kernel` on the heuristic's tile, on its warps and
-    on the other of 4 and 8."""
+                warps: int, plan: list[tuple[int, int, int, int]]) -> list[dict]:
+    """Time each ``plan`` variant of :func:`_tile_ticket_kernel` (:data:`TICKET_PLAN` or :data:`FENCE_PLAN`) on the
+    heuristic's tile, on its warps and on the other of 4 and 8."""
     out = []
     for w in (warps, 12 - warps):
-        for tiles, partials, ticket, chunk in TICKET_PLAN:
+        for tiles, partials, ticket, chunk in plan:
             fn, kernel, t, total = run_tile_ticket(x, xblock, rblock, w, tiles, partials, ticket, chunk)
             torch.cuda.synchronize()
             out.append({**base, "variant": f"tile-ticket X{xblock} R{rblock} w{w} tiles{tiles} partials{partials} "
@@ -352,15 +403,15 @@ def ticket_rows(base: dict, x: torch.Tensor, want: torch.Tensor, ref_sum: torch.
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", default="out")
-    parser.add_argument("--plan", choices=["loop", "grid", "map", "ticket"], default="loop",
+    parser.add_argument("--plan", choices=["loop", "grid", "map", "ticket", "fence"], default="loop",
                         help="loop: accumulator and prefetch variants; grid: tiles x programs (incl. 1-4 tiles "
                              "each); map: contiguous against interleaved row tiles, and one tile a program; "
                              "ticket: one to four tiles a program with coalesced partials, the ticket and a "
-                             "finish inside the last program's branch")
+                             "finish inside the last program's branch; fence: the ticket's memory orderings")
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
     rows = []
-    shapes = {"loop": SHAPES, "ticket": TICKET_SHAPES}.get(args.plan, GRID_SHAPES)
+    shapes = {"loop": SHAPES, "ticket": TICKET_SHAPES, "fence": TICKET_SHAPES}.get(args.plan, GRID_SHAPES)
     for label, fam, dtype, n, c in shapes:
         case = families.CASES[fam]
         inputs = case.inputs(n, c, dtype, device="cuda")
@@ -378,16 +429,17 @@ def main() -> None:
                     copy_sol_ms_repeat=sol[1])
         rows.append({**base, "variant": "stock", "ms": harness.bench(lambda: stock(*inputs))})
         rows.append({**base, "variant": "inductor-fused", "ms": harness.bench(lambda: fused(*inputs))})
-        if args.plan in ("map", "ticket"):  # the generated kernel again: its noise
+        if args.plan in ("map", "ticket", "fence"):  # the generated kernel again: its noise
             rows.append({**base, "variant": "inductor-fused", "ms": harness.bench(lambda: fused(*inputs))})
         width = 1 if fp8 else x.element_size()
         h = launch_config(c, n, width, x.element_size(), NUM_SMS)
         tiles = {(h.XBLOCK, h.R0_BLOCK)}
         if x.element_size() == 2:
             tiles.add((128, 128))
-        if args.plan == "ticket":
+        if args.plan in ("ticket", "fence"):
             plan = []
-            rows += ticket_rows(base, x, want, ref_sum, h.XBLOCK, h.R0_BLOCK, h.num_warps)
+            rows += ticket_rows(base, x, want, ref_sum, h.XBLOCK, h.R0_BLOCK, h.num_warps,
+                                TICKET_PLAN if args.plan == "ticket" else FENCE_PLAN)
         elif args.plan == "loop":
             plan = [(tile, w, pps, acc, pf, 0) for tile in sorted(tiles) for w in (4, 8) for pps in (3, 4, 6)
                     for acc in (0, 1) for pf in (0, 1) if tile == (h.XBLOCK, h.R0_BLOCK) or w == 8]

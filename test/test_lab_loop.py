@@ -48,7 +48,8 @@ def test_one_tile_kernel_matches_reference(order, finish):
         assert families.rel_err(total, ref) < 1e-5
 
 
-@pytest.mark.parametrize("tiles,ticket,chunk", [(1, 1, 4), (1, 2, 4), (2, 2, 16), (4, 1, 4), (4, 2, 64)])
+@pytest.mark.parametrize("tiles,ticket,chunk", [(1, 1, 4), (1, 2, 4), (2, 2, 16), (4, 1, 4), (4, 2, 64), (1, 3, 4), (1, 6, 4),
+                                               (2, 5, 4), (1, 5, 16)])
 @pytest.mark.parametrize("n,c", [(1000, 256), (999, 101)])
 def test_tile_ticket_kernel_matches_reference(tiles, ticket, chunk, n, c):
     """Every tile is copied once, wherever its store sits against the ticket, and the last program of each column
