@@ -137,6 +137,10 @@ ONETILE_EXTRA = [
     ("F2-gelu-backward", "bf16", 25216, 3072), ("F2-gelu-backward", "bf16", 32768, 11008),
 ]
 ONETILE_LAUNCHES = ["", "TILES_PER_PROGRAM=1", "TILES_PER_PROGRAM=2", "TILES_PER_PROGRAM=4"]
+# The onetile shapes again after the row-tile launches lost their ticket (flagged partials, the launch-order finisher;
+# codegen/triton.py): the lab's one-tile kernel ran 4-25% faster without a ticket than with one, whatever its memory
+# ordering (benchmarks/results/lab/2026-11-30-h200-lab-fence.csv).
+SPIN_LAUNCHES = ["", "TILES_PER_PROGRAM=1", "TILES_PER_PROGRAM=2"]
 # After the odd-C-and-odd-N rule (two row tiles a program): shapes with one odd extent (half-scalar tiles) and the
 # corpus's fp8 cast of bf16[4099, 769] (odd both ways).  Run 1 (2026-11-30), when "" was one wave for all four
 # half-scalar shapes: "", TILES_PER_PROGRAM=1 and =2 (=1, 4 for the fp8 cast); one row tile a program won on the
@@ -239,14 +243,16 @@ def main(argv=None) -> None:
     parser.add_argument("--workers", type=int, default=12)
     parser.add_argument("--shapes", default="large",
                         choices=["large", "small", "f5", "two", "waves", "odd", "check", "tune", "midwide", "gate",
-                                 "onetile", "oddcheck"],
+                                 "onetile", "oddcheck", "spin"],
                         help="SHAPES, SMALL_SHAPES, F5_SHAPES, TWO_REDUCTION_SHAPES, the cases of WAVES_FILE, "
-                             "ODD_PLAN, CHECK_PLAN, TUNE_PLAN, MIDWIDE_PLAN, GATE_PLAN, the onetile plan or ODDCHECK_PLAN")
+                             "ODD_PLAN, CHECK_PLAN, TUNE_PLAN, MIDWIDE_PLAN, GATE_PLAN, the onetile plan, ODDCHECK_PLAN or the "
+                             "spin plan")
     args = parser.parse_args(argv)
     if args.shapes == "waves":
         plan = wave_launches()
-    elif args.shapes == "onetile":
-        plan = {shape: ONETILE_LAUNCHES for shape in [*wave_launches(), *ONETILE_EXTRA]}
+    elif args.shapes in ("onetile", "spin"):
+        shape_launches = ONETILE_LAUNCHES if args.shapes == "onetile" else SPIN_LAUNCHES
+        plan = {shape: shape_launches for shape in [*wave_launches(), *ONETILE_EXTRA]}
     elif args.shapes == "odd":
         plan = {shape: ["", *odd_launches(shape)] for shape in ODD_PLAN}  # "": the heuristic's own launch
     elif args.shapes in ("check", "tune", "midwide", "gate", "oddcheck"):

@@ -20,6 +20,8 @@ version, because each item below is an unversioned internal that has changed bet
 | ``TritonKernel.codegen_cooperative_reduction_peer_combine`` | the workspace layout and the peers load are written     |
 |   (overridden), ``create_cse_var``, ``simd.constant_repr``, |   inside it; see ``ReductionTransposeTritonKernel``      |
 |   ``utils.triton_type``, ``ValueRanges.unknown``         |   and :func:`peers_var`                                   |
+| ``KernelArgs.workspace_args`` (the ``sem_ptr`` entry)    | the flagged partials live in the semaphores buffer; see   |
+|                                                          |   :func:`grow_semaphores`                                 |
 | ``_logging/_internal.py`` ``register_log``               | ``torch._logging`` does not export it; it lists our log   |
 |                                                          |   beside Inductor's (``TORCH_LOGS``, ``set_logs``)        |
 
@@ -30,6 +32,7 @@ Everything else the package uses is an extension point that Inductor documents f
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from typing import Any
 
@@ -67,6 +70,7 @@ __all__ = [
     "constant_repr",
     "deferred_line",
     "drop_cooperative_launch",
+    "grow_semaphores",
     "install_choices",
     "register_config_entry",
     "register_cuda_backend",
@@ -216,6 +220,25 @@ def peers_var(kernel: TritonKernel, name: str, dtype, shape: list[str]):
     """A CSE variable for the peers tile of a cooperative reduction, as
     ``TritonKernel.codegen_cooperative_reduction_peer_combine`` makes one (``triton.py:4541``)."""
     return kernel.create_cse_var(name, shape=shape, dtype=dtype, bounds=ValueRanges.unknown())
+
+
+def grow_semaphores(kernel: TritonKernel, words):
+    """Extend the kernel's semaphores buffer by ``words`` uint32 words and return the offset (in words) of the first.
+
+    The semaphores buffer (``KernelArgs.semaphores``, ``common.py:1666``) is one graph-wide allocation, zeroed once
+    per call of the compiled graph (``ZERO_PER_GRAPH``), sized to the largest kernel's need, and every kernel must
+    leave it zeroed.  ``semaphores()`` asserts a kernel asks once, in ``init_cooperative_reduction``; this replaces
+    that kernel's entry with a longer one instead, so words past the ticket counters start at zero too.
+
+    Raises:
+        AssertionError: if the kernel has no semaphores entry yet (``init_cooperative_reduction`` has not run).
+    """
+    workspace_args = kernel.args.workspace_args
+    for i, arg in enumerate(workspace_args):
+        if arg.inner_name == "sem_ptr":
+            workspace_args[i] = dataclasses.replace(arg, count=arg.count + words)
+            return arg.count
+    raise AssertionError("the kernel has no semaphores buffer (init_cooperative_reduction has not run)")
 
 
 WORKSPACE_ALIGN = 16  # bytes: the widest partial (int64 / fp64) and a 16-byte vector

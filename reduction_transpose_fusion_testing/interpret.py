@@ -132,7 +132,9 @@ class _InterpretingCompiler:
             exec(compile(source_code, f"<{kernel_name}>", "exec"), ns)
         ns["triton_helpers"] = _interpretable_helpers()
         ns["libdevice"] = _InterpretableLibdevice()
-        return ns[kernel_name]
+        kernel = ns[kernel_name]
+        kernel.finisher_last = LAUNCH_ORDER_FINISHER in source_code
+        return kernel
 
     def wait(self, scope: dict) -> None:
         pass
@@ -221,15 +223,24 @@ def _capture_autotune():
         triton_heuristics.cached_autotune = real
 
 
+# A kernel whose finisher is the last program of its column block in launch order (flagged partials): it waits for
+# its peers, so in the one-at-a-time interpreter it must run after them, as it starts after them on the GPU.
+LAUNCH_ORDER_FINISHER = "rsplit_is_last = rsplit_id == RSPLIT - 1"
+
+
 @contextlib.contextmanager
-def _shuffled_program_order(grid: tuple[int, int, int], seed: int):
+def _shuffled_program_order(grid: tuple[int, int, int], seed: int, finisher_last: bool = False):
     """Run the interpreter's programs in a shuffled order instead of row-major, so a kernel that assumes which
-    program of a grid runs first or last gets caught.  (The interpreter runs programs one at a time, so races
-    between concurrent programs are out of its reach: the GPU tests cover those.)"""
+    program of a grid runs first or last gets caught.  With ``finisher_last``, each program ``(RSPLIT - 1, j, k)``
+    still runs after the other programs of its column block ``(j, k)`` (the rest stays shuffled).  (The interpreter
+    runs programs one at a time, so races between concurrent programs are out of its reach: the GPU tests cover
+    those.)"""
     from triton.runtime.interpreter import interpreter_builder
 
     order = list(itertools.product(*(range(n) for n in grid)))
     random.Random(seed).shuffle(order)
+    if finisher_last:
+        order = _finishers_after_peers(order, grid[0] - 1)
     remaining = iter(order)
     real = interpreter_builder.set_grid_idx
     interpreter_builder.set_grid_idx = lambda x, y, z: real(*next(remaining))
@@ -239,12 +250,27 @@ def _shuffled_program_order(grid: tuple[int, int, int], seed: int):
         interpreter_builder.set_grid_idx = real
 
 
+def _finishers_after_peers(order: list[tuple[int, int, int]], last: int) -> list[tuple[int, int, int]]:
+    """``order`` with each program whose first index is ``last`` moved to just after the last of its peers."""
+    peers = [p for p in order if p[0] != last]
+    after = {p[1:]: i for i, p in enumerate(peers)}  # column block -> position of its last peer
+    moved: dict[int, list] = {}
+    for p in order:
+        if p[0] == last:
+            moved.setdefault(after.get(p[1:], -1), []).append(p)
+    out = moved.get(-1, [])
+    for i, p in enumerate(peers):
+        out += [p, *moved.get(i, [])]
+    return out
+
+
 class InterpretedKernel:
     """A generated kernel that ``run()``s under the Triton interpreter with its first config."""
 
     def __init__(self, fn, configs, triton_meta, inductor_meta):
         self.fn, self.configs, self.triton_meta, self.inductor_meta = fn, configs, triton_meta, inductor_meta
         self.config = configs[0]
+        self.finisher_last = False  # set from the source by _InterpretingCompiler
 
     def run(self, *args, stream=None):
         names = [n for n, t in self.triton_meta["signature"].items() if t != "constexpr"]
@@ -253,7 +279,7 @@ class InterpretedKernel:
         numels = {"xnumel": 1, "ynumel": 1, "znumel": 1} | {k: v for k, v in named.items() if k.endswith("numel")}
         grid = triton_heuristics.GridExpr.from_meta(self.inductor_meta, self.config).eval_slow(numels)
         kwargs = dict(self.config.kwargs)
-        with _shuffled_program_order(grid, seed=len(args)):
+        with _shuffled_program_order(grid, seed=len(args), finisher_last=self.finisher_last):
             self.fn[grid](*args, **kwargs, num_warps=self.config.num_warps, num_stages=self.config.num_stages)
         if "sem_ptr" in named and bool(named["sem_ptr"].any()):
             raise AssertionError(f"{self.fn.__name__} left its semaphores non-zero: {named['sem_ptr'].tolist()}")

@@ -33,6 +33,8 @@ from __future__ import annotations
 
 import textwrap
 
+import torch
+
 from .. import _torch_private
 from .._torch_private import TritonKernel, TritonScheduling
 
@@ -62,6 +64,7 @@ class ReductionTransposeTritonKernel(TritonKernel):
         self.chunked_finish = chunked_finish and last_block_finish
         self.ordinary_launch = ordinary_launch or last_block_finish
         self._finish_emitted = False
+        self._flagged_partials = self._ticketed_partials = 0  # peers combines of each kind, in the one loop
         super().__init__(*args, **kwargs)
         if self.ordinary_launch and not self.cooperative_reduction:
             raise ValueError("last_block_finish and ordinary_launch need override_cooperative_reduction=True")
@@ -100,6 +103,16 @@ class ReductionTransposeTritonKernel(TritonKernel):
     def _ticket_code(self) -> str:
         sem = f"{self.semaphores_name} + tl.program_id(1)"
         xmask = "" if self._has_constant_xmask() else " & xmask"
+        if self._flagged_partials and not self._ticketed_partials:
+            return textwrap.dedent(
+                f"""\
+                if HAS_RSPLIT:
+                    rsplit_is_last = rsplit_id == RSPLIT - 1  # the column block's last program in launch order
+                    rsplit_mask = (rsplit_arange < RSPLIT) & rsplit_is_last{xmask}
+                else:
+                    rsplit_is_last = True
+                """
+            )
         return textwrap.dedent(
             f"""\
             if HAS_RSPLIT:
@@ -125,7 +138,11 @@ class ReductionTransposeTritonKernel(TritonKernel):
         returned (Inductor reduces it along dim 1).  Stock's version (``triton.py:4520``) otherwise."""
         combine = FINISH_COMBINE.get(getattr(self, "_reduction_type", None))
         if not self.chunked_finish or combine is None or self.no_x_dim:
+            self._ticketed_partials += 1
             return super().codegen_cooperative_reduction_peer_combine(result_var, dtype, default_val)
+        if dtype == torch.float32:
+            return self._flagged_peer_combine(result_var, combine, default_val)
+        self._ticketed_partials += 1
         nbytes = self.numels["x"] * dtype.itemsize * self.max_rsplit()
         ws_name, ws_offset = self.cooperative_reduction_workspace_cache.allocate(nbytes)
         ws, dtype_str = f"{result_var}_ws", _torch_private.triton_type(dtype)
@@ -148,6 +165,44 @@ class ReductionTransposeTritonKernel(TritonKernel):
                     rsplit_ks = rsplit_k + tl.arange(0, {FINISH_CHUNK})[None, :]
                     {chunk} = tl.load({ws} + (rsplit_ks * xnumel + xindex), (rsplit_ks < RSPLIT){load_mask}, eviction_policy='evict_first', other={default})
                     {peers} = {combine.format(peers, chunk)}
+            """,
+            strip=True,
+        )
+        return peers
+
+    def _flagged_peer_combine(self, result_var, combine: str, default_val):
+        """Flagged partials (module docstring): this program's fp32 partials, encoded as nonzero int32 words, go to
+        ``[RSPLIT, C]`` words of the semaphores buffer; the finisher spins on each chunk until no word is zero, combines
+        it, and zeroes it again.  Returns the ``[XBLOCK, FINISH_CHUNK]`` combined tile, as the ticketed version does."""
+        words = _torch_private.grow_semaphores(self, self.max_rsplit() * self.numels["x"])
+        self._flagged_partials += 1
+        ws, word, chunk = f"{result_var}_words", f"{result_var}_word", f"{result_var}_chunk"
+        peer_words = f"{result_var}_peer_words"  # not {word}: a loop-carried name keeps one shape
+        default = _torch_private.constant_repr(default_val)
+        store_mask, load_mask = ("", "") if self._has_constant_xmask() else (", xmask", " & xmask")
+        # NaN partials are made the canonical 0x7FFFFFFF first, so that no partial encodes to 0 (not yet stored)
+        self.post_loop_combine.splice(
+            f"""\
+            {ws} = ({self.semaphores_name} + {self.index_to_str(words)}).to(tl.pointer_type(tl.int32))
+            {word} = tl.where({result_var} != {result_var}, 0x7FFFFFFF, {result_var}.to(tl.int32, bitcast=True)) + 1
+            tl.store({ws} + (rsplit_id * xnumel + xindex), {word}{store_mask})
+            """,
+            strip=True,
+        )
+        peers = _torch_private.peers_var(self, f"{result_var}_peers", torch.float32, ["XBLOCK", str(FINISH_CHUNK)])
+        self.post_loop_store.splice(
+            f"""\
+            {peers} = tl.full([XBLOCK, {FINISH_CHUNK}], {default}, tl.float32)
+            if rsplit_is_last:
+                for rsplit_k in tl.range(0, RSPLIT, {FINISH_CHUNK}):
+                    rsplit_ks = rsplit_k + tl.arange(0, {FINISH_CHUNK})[None, :]
+                    rsplit_kmask = (rsplit_ks < RSPLIT){load_mask}
+                    {peer_words} = tl.load({ws} + (rsplit_ks * xnumel + xindex), rsplit_kmask, other=1, volatile=True)
+                    while tl.min(({peer_words} != 0).to(tl.int32)) == 0:  # a peer's partials are not visible yet
+                        {peer_words} = tl.load({ws} + (rsplit_ks * xnumel + xindex), rsplit_kmask, other=1, volatile=True)
+                    {chunk} = tl.where(rsplit_kmask, ({peer_words} - 1).to(tl.float32, bitcast=True), {default})
+                    {peers} = {combine.format(peers, chunk)}
+                    tl.store({ws} + (rsplit_ks * xnumel + xindex), tl.zeros([XBLOCK, {FINISH_CHUNK}], tl.int32), rsplit_kmask)
             """,
             strip=True,
         )
