@@ -141,6 +141,7 @@ ONETILE_LAUNCHES = ["", "TILES_PER_PROGRAM=1", "TILES_PER_PROGRAM=2", "TILES_PER
 # codegen/triton.py): the lab's one-tile kernel ran 4-25% faster without a ticket than with one, whatever its memory
 # ordering (benchmarks/results/lab/2026-11-30-h200-lab-fence.csv).
 SPIN_LAUNCHES = ["", "TILES_PER_PROGRAM=1", "TILES_PER_PROGRAM=2"]
+SPIN_EXTRA = [("F1-t", "bf16", 8192, 50257)]  # odd C on the wide path (gpt2/F1-vocab-bf16)
 # After the odd-C-and-odd-N rule (two row tiles a program): shapes with one odd extent (half-scalar tiles) and the
 # corpus's fp8 cast of bf16[4099, 769] (odd both ways).  Run 1 (2026-11-30), when "" was one wave for all four
 # half-scalar shapes: "", TILES_PER_PROGRAM=1 and =2 (=1, 4 for the fp8 cast); one row tile a program won on the
@@ -252,7 +253,8 @@ def main(argv=None) -> None:
         plan = wave_launches()
     elif args.shapes in ("onetile", "spin"):
         shape_launches = ONETILE_LAUNCHES if args.shapes == "onetile" else SPIN_LAUNCHES
-        plan = {shape: shape_launches for shape in [*wave_launches(), *ONETILE_EXTRA]}
+        extra = [*ONETILE_EXTRA, *(SPIN_EXTRA if args.shapes == "spin" else [])]
+        plan = {shape: shape_launches for shape in [*wave_launches(), *extra]}
     elif args.shapes == "odd":
         plan = {shape: ["", *odd_launches(shape)] for shape in ODD_PLAN}  # "": the heuristic's own launch
     elif args.shapes in ("check", "tune", "midwide", "gate", "oddcheck"):

@@ -83,10 +83,15 @@ class ReductionTransposeChoices(InductorChoices):
         if not last_block:
             launch = _co_resident(launch, cols, num_sms)
         _log_decision(features, sites, names, launch, last_block)
+        # One row tile a program is Inductor's persistent cooperative reduction: no loop, so no [XBLOCK, R0_BLOCK]
+        # accumulator (the kernel computes R0_BLOCK from RSPLIT, which is ceil(N / R0_BLOCK) here, and takes no
+        # R0_BLOCK argument)
+        persistent = launch.tiles_per_program == 1 and last_block
+        fixed = {k: v for k, v in launch.as_dict().items() if not (persistent and k == "R0_BLOCK")}
         kwargs.update(
             override_cooperative_reduction=True,
-            override_persistent_reduction=False,
-            fixed_config=FixedTritonConfig(launch.as_dict()),
+            override_persistent_reduction=persistent,
+            fixed_config=FixedTritonConfig(fixed),
             last_block_finish=last_block,
             ordinary_launch=launch.RSPLIT == 1,  # no barrier to wait on (the last-program finish implies it too)
             chunked_finish=launch.chunked_finish,
