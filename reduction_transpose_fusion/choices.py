@@ -85,8 +85,8 @@ class ReductionTransposeChoices(InductorChoices):
         _log_decision(features, sites, names, launch, last_block)
         # One row tile a program is Inductor's persistent cooperative reduction: no loop, so no [XBLOCK, R0_BLOCK]
         # accumulator (the kernel computes R0_BLOCK from RSPLIT, which is ceil(N / R0_BLOCK) here, and takes no
-        # R0_BLOCK argument)
-        persistent = launch.tiles_per_program == 1 and last_block
+        # R0_BLOCK argument).  That R0_BLOCK is a constexpr, so N must be static.
+        persistent = launch.tiles_per_program == 1 and last_block and features.reduction_numel.is_number
         fixed = {k: v for k, v in launch.as_dict().items() if not (persistent and k == "R0_BLOCK")}
         kwargs.update(
             override_cooperative_reduction=True,

@@ -24,6 +24,21 @@ and ``-ticket.csv``).  Only sum, max and min are chunked; :mod:`..choices` keeps
 ``RSPLIT <= MAX_RSPLIT`` with stock's load.  The one-wave launches (``RSPLIT <= 64``) keep stock's layout, whose
 kernels were measured.
 
+**Flagged partials** (chunked finish, fp32 partials): the ticket is an atomic round trip that every program waits
+for, 4-25% of a one-tile-a-program kernel's time in the lab whatever its memory ordering (acq_rel, release, even
+relaxed without a barrier; ``benchmarks/results/lab/2026-11-30-h200-lab-fence.csv``).  So these kernels take none:
+
+1. each program stores its partials as int32 words that are never 0 (the fp32 bits plus 1, NaN made the canonical
+   ``0x7FFFFFFF`` first) to ``[RSPLIT, C]`` words of Inductor's semaphores buffer, which is zeroed once per graph
+   call and must be left zeroed (:func:`.._torch_private.grow_semaphores`); it does not wait for anything;
+2. the finisher is program ``RSPLIT - 1`` of each column block, the last in launch order: it loads each chunk of
+   words (``volatile``, past the L1), loads it again while any is 0 (a peer's store not yet visible), combines the
+   decoded values in index order, and zeroes the words.
+
+It relies on the GPU starting programs (CTAs) in launch order, as CUTLASS's serial split-K does: every program the
+finisher waits for started before it, never waits itself, and so finishes.  A single store of an aligned 4-byte
+word is seen whole or not at all, so a word that is not 0 holds the partial.
+
 The sum order is fixed by the workspace index, not by arrival, so results are bitwise reproducible, and the only
 atomic is the ticket counter.  The launch is an ordinary one.  With the ``last_block_finish`` kwarg unset the class
 behaves exactly like ``TritonKernel``, so the flag-off code is identical to stock.

@@ -3,9 +3,10 @@
 The kernel (see :mod:`reduction_transpose_fusion.codegen.triton`) runs on a grid of ``RSPLIT x ceil(C / XBLOCK)``
 programs.  Program ``(s, j)`` owns columns ``[j*XBLOCK, (j+1)*XBLOCK)`` and rows ``[s*chunk, (s+1)*chunk)`` of
 ``x [N, C]``, where ``chunk`` is ``ceil(N / R0_BLOCK / RSPLIT) * R0_BLOCK``; it streams ``[XBLOCK, R0_BLOCK]`` tiles,
-writing each tile transposed and accumulating column partials, then the last program of each column block (an
-atomic ticket) sums the ``RSPLIT`` partials in a fixed order.  No program waits on another, so unlike Inductor's
-cooperative reductions the grid has no residency limit.
+writing each tile transposed and accumulating column partials, then one program of each column block sums the
+``RSPLIT`` partials in a fixed order: the last to arrive (an atomic ticket) for one-wave launches, the last in launch
+order for row-tile launches (it waits only for peers that started before it).  Unlike Inductor's cooperative
+reductions the grid has no residency limit.
 
 Rules, each from the H200 sweep recorded in ``benchmarks/results/`` (see README, "How the launch is chosen"):
 
@@ -14,9 +15,10 @@ Rules, each from the H200 sweep recorded in ``benchmarks/results/`` (see README,
   narrowest, within :data:`TILE_ELEMENTS`; fewer elements per thread where accesses are scalar (odd C or N) or the
   producer is heavy (:data:`SCALAR_ELEMENTS_PER_THREAD` and its neighbours).  Tiles shrink to the next power of two
   of C or N.
-* **RSPLIT**: for odd C and odd N, :data:`SCALAR_TILES_PER_PROGRAM` row tiles a program, and for a plain copy with
-  one odd extent :data:`HALF_SCALAR_COPY_TILES_PER_PROGRAM` (neither on the wide path nor with a 1-byte tensor, e.g.
-  an fp8 output);
+* **RSPLIT**: one row tile a program (``RSPLIT = ceil(N / R0_BLOCK)`` within the partials budget) for a single
+  reduction with odd C and odd N or with few one-wave splits (:data:`FEW_SPLITS`, the wide path included), and for
+  a plain copy with one odd extent; :data:`SCALAR_TILES_PER_PROGRAM` for several reductions with odd C and N; none
+  of these with a heavy producer or a 1-byte tensor (e.g. an fp8 output);
   otherwise one wave of resident programs (:data:`COPY_PROGRAMS_PER_SM` or :data:`PROGRAMS_PER_SM` per SM,
   rounded down; 1 on the wide path, whose column blocks alone fill two waves), at most :data:`MAX_RSPLIT`, at most
   one program per ``R0_BLOCK`` rows, and few enough
@@ -98,24 +100,33 @@ TRANSCENDENTAL = frozenset({
     "log2", "sigmoid", "sigmoid_backward", "silu", "silu_backward", "sin", "cos", "pow",
 })
 SHRINK_FLOOR = 32  # a shrunk tile edge stays one warp's 32 lanes wide
-# Odd C and odd N: the scalar tile (16 elements a thread) moves a quarter of the bytes of an aligned one, so one
-# wave of looping programs keeps too few loads in flight.  Two row tiles a program (RSPLIT = ceil(N / R0_BLOCK / 2)
-# within the partials budget, many waves of short programs; the finish is chunked, so RSPLIT may exceed MAX_RSPLIT) ran bf16[8191, 1021] at
-# 1.78x copy SOL against 2.73x (stock 1.86x), a * b + 1 over it at 1.64x against 1.68x and f32[25229, 3067] at 1.83x
-# against 1.90x (one tile a program: 1.89x, 1.77x, 1.76x; four: 1.92x, 1.80x, 1.91x;
-# benchmarks/results/sweeps/2026-11-30-h200-sweep-onetile.csv).  On aligned shapes the one-wave launch was best or
-# within 2% on 22 of 26 cases, and GELU, two-reduction and fp8 kernels ran up to 2.4x slower with one tile a program.
-# Not for a kernel with a 1-byte full-size tensor (an fp8 output; int8 too, not measured): the fp8 cast of
-# bf16[4099, 769] ran at 1.58x copy SOL with two tiles a program
-# in the corpus run (2026-11-30-h200-corpus.csv of package 7f6ba3da; 1.55-1.70x with one, two or four in the oddcheck
-# sweeps) against 1.34x with one wave (the run before, superseded/2026-11-30-h200-corpus-session6.csv).
+# One row tile a program.  A grid of many short programs keeps more loads in flight than one wave of looping ones,
+# once two costs are gone (codegen/triton.py): the ticket (an atomic round trip in every program, 4-25% in the lab
+# whatever its memory ordering; lab/2026-11-30-h200-lab-fence.csv), replaced by flagged partials and the launch-order
+# finisher; and the [XBLOCK, R0_BLOCK] fp32 accumulator of the looped kernel (a bf16 tile at 90-94 registers instead
+# of 64), gone in the persistent kernel one tile a program compiles to.  In the H200 spin sweep of 32 shapes
+# (sweeps/2026-11-30-h200-sweep-spin-persistent.csv; one wave, then one tile a program, fused / copy SOL):
+# * few one-wave splits (the column blocks alone fill a third of a wave or more, so one wave gives RSPLIT <= FEW_SPLITS,
+#   or the wide path): bf16[8192, 14336] 1.162 -> 1.101, bf16[32768, 14336] 1.200 -> 1.140, bf16[4096, 30522]
+#   1.265 -> 1.135, f32 a * b + 1 [2048, 50257] 1.262 -> 1.071, odd C bf16[8192, 50257] 1.534 -> 1.273; bf16
+#   a * b + 1 [8192, 11008] 1.154 -> 1.162 (a tie);
+# * odd C and odd N (the scalar tile, 16 elements a thread): bf16[8191, 1021] 1.630 -> 1.339 (two tiles a program,
+#   the previous rule: 1.634), f32[25229, 3067] 1.777 -> 1.545 (1.776), a * b + 1 over bf16[8191, 1021] 1.551 ->
+#   1.571 (1.557, a tie);
+# * but with many one-wave splits (C = 3072 or 768: 48 or 12 column blocks) one wave stayed 3-14% faster, and kernels
+#   with two reductions 6-51%, with an fp8 output 1-12% and with a GELU backward 2.6x.
+# Several reductions with scalar tiles keep two row tiles a program (the looped kernel), the rule before this one:
+# bf16[8191, 1021] at 1.78x copy SOL against 2.73x for one wave (sweeps/2026-11-30-h200-sweep-onetile.csv).  Not
+# for a 1-byte full-size tensor (an fp8 output; int8 too, not measured): the fp8 cast of bf16[4099, 769] ran at 1.58x
+# copy SOL with two tiles a program in the corpus run (2026-11-30-h200-corpus.csv of package 7f6ba3da; 1.55-1.70x with
+# one, two or four in the oddcheck sweeps) against 1.34x with one wave (superseded/2026-11-30-h200-corpus-session6.csv).
+FEW_SPLITS = 2
 SCALAR_TILES_PER_PROGRAM = 2
 # One odd extent (half-scalar tile, 32 elements a thread) in a plain copy (no producer op, one reduction): one row
-# tile a program ran bf16[8191, 4096] at 1.74x copy SOL against 1.98x for one wave, bf16[8192, 4095] at 1.36x against
-# 1.50x and f32[8191, 4096] at 1.39x against 1.59x; with a producer (a * b + 1 over bf16[8192, 4095]) one wave stayed
-# best, 1.49x against 1.57x (sweeps/2026-11-30-h200-sweep-oddcheck-run1.csv; run 2,
-# -run2.csv: 1.72x against 2.00x, 1.36x against 1.54x, 1.40x against 1.63x).  A plain copy's shrunk tile needs
-# few registers, so many programs are resident, which a grid of one tile a program needs.
+# tile a program (then looped, with the ticket) ran bf16[8191, 4096] at 1.74x copy SOL against 1.98x for one wave,
+# bf16[8192, 4095] at 1.36x against 1.50x and f32[8191, 4096] at 1.39x against 1.59x; with a producer (a * b + 1 over
+# bf16[8192, 4095]) one wave stayed best, 1.49x against 1.57x (sweeps/2026-11-30-h200-sweep-oddcheck-run1.csv; run 2,
+# -run2.csv: 1.72x against 2.00x, 1.36x against 1.54x, 1.40x against 1.63x).  Not measured since it became persistent.
 HALF_SCALAR_COPY_TILES_PER_PROGRAM = 1
 
 
@@ -188,7 +199,9 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
     for key, block in (("XBLOCK", xblock), ("R0_BLOCK", rblock)):
         if block & (block - 1):
             raise ValueError(f"{key}={block} is not a power of two")
-    tiles_per_program = override.get("TILES_PER_PROGRAM", _tiles_per_program(per_thread, copy, wide or narrowest == 1))
+    few_splits = wide or num_sms * programs_per_sm // -(-cols // xblock) <= FEW_SPLITS
+    default_tiles = _tiles_per_program(per_thread, heavy, copy, reductions, narrowest == 1, few_splits)
+    tiles_per_program = override.get("TILES_PER_PROGRAM", default_tiles)
     if wide and not tiles_per_program:
         default_rsplit = 1
     else:
@@ -204,16 +217,18 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
     )
 
 
-def _tiles_per_program(per_thread: int, copy: bool, one_wave: bool) -> int:
-    """Row tiles a program for the scalar tiles (0: one wave of looping programs, the rule for every other tile and
-    wherever ``one_wave`` says so: the wide path, 1-byte tensors such as fp8 outputs)."""
-    if one_wave:
+def _tiles_per_program(per_thread: int, heavy: bool, copy: bool, reductions: int, one_byte: bool,
+                       few_splits: bool) -> int:
+    """Row tiles a program (0: one wave of looping programs).  One tile a program for a single reduction with scalar
+    tiles (odd C and N) or few one-wave splits, and for a plain copy with one odd extent; two for several reductions
+    with scalar tiles; one wave for a heavy producer, a 1-byte tensor (an fp8 output) and everything else."""
+    if heavy or one_byte:
         return 0
     if per_thread == SCALAR_ELEMENTS_PER_THREAD:
-        return SCALAR_TILES_PER_PROGRAM
+        return 1 if reductions == 1 else SCALAR_TILES_PER_PROGRAM
     if per_thread == HALF_SCALAR_ELEMENTS_PER_THREAD and copy:
         return HALF_SCALAR_COPY_TILES_PER_PROGRAM
-    return 0
+    return 1 if few_splits and reductions == 1 else 0
 
 
 def _elements_per_thread(cols: int, rows: int, heavy: bool) -> int:

@@ -31,13 +31,14 @@ def test_tiles_measured_best():
 def test_rsplit_bounds(cols, rows, itemsize):
     cfg = th.launch_config(cols, rows, itemsize, itemsize, H200_SMS)
     row_blocks = -(-rows // cfg.R0_BLOCK)
-    wide = cols >= th.WIDE_TILE_SCALE * H200_SMS * th.XBLOCK_BY_WIDEST[itemsize] or itemsize == 1  # or fp8
-    if cols % 2 and rows % 2 and not wide:  # two row tiles a program (or fewer programs, for the partials budget)
-        assert 1 <= cfg.RSPLIT <= -(-row_blocks // th.SCALAR_TILES_PER_PROGRAM)
-    elif (cols + rows) % 2 and not wide:  # one odd extent, a plain copy: one row tile a program
-        assert 1 <= cfg.RSPLIT <= row_blocks
+    if cfg.tiles_per_program:  # k row tiles a program (or fewer programs, for the partials budget)
+        assert 1 <= cfg.RSPLIT <= -(-row_blocks // cfg.tiles_per_program)
     else:
         assert 1 <= cfg.RSPLIT <= min(th.MAX_RSPLIT, row_blocks)
+    # a plain copy takes one row tile a program with an odd extent or few one-wave splits, and never with 1-byte x
+    wide = cols >= th.WIDE_TILE_SCALE * H200_SMS * th.XBLOCK_BY_WIDEST[itemsize]
+    few_splits = wide or th.COPY_PROGRAMS_PER_SM * H200_SMS // -(-cols // cfg.XBLOCK) <= th.FEW_SPLITS
+    assert cfg.tiles_per_program == (itemsize > 1 and bool(cols % 2 or rows % 2 or few_splits))
     # partials (4 B per column per split) stay under the budget (2% of x's bytes) whenever a split happens at all
     if cfg.RSPLIT > 1:
         assert 4 * cfg.RSPLIT * cols <= th.MAX_PARTIALS_FRACTION * rows * cols * itemsize
@@ -61,9 +62,26 @@ def test_small_dims_shrink_tiles():
 
 
 def test_wide_tiles_for_a_vocabulary():
-    cfg = th.launch_config(cols=30522, rows=4096, narrowest=4, widest=4, num_sms=H200_SMS)
-    assert (cfg.XBLOCK, cfg.num_warps) == (128, 8)
-    assert cfg.RSPLIT == 1  # the 239 column blocks alone are almost two waves; RSPLIT 2 ran at 1.49x SOL, 1 at 1.26x
+    """The column blocks alone are almost two waves: the wide tile, one row tile a program (spin sweep, persistent:
+    bf16[4096, 30522] 1.135x copy SOL against 1.265x for RSPLIT 1; waves sweep, looped: RSPLIT 2 1.49x); an fp8
+    output keeps RSPLIT 1."""
+    cfg = th.launch_config(cols=30522, rows=4096, narrowest=2, widest=2, num_sms=H200_SMS)
+    assert (cfg.XBLOCK, cfg.num_warps, cfg.tiles_per_program) == (128, 8, 1)
+    assert cfg.RSPLIT == 4096 // cfg.R0_BLOCK
+    assert th.launch_config(cols=30522, rows=4096, narrowest=1, widest=4, num_sms=H200_SMS).RSPLIT == 1
+
+
+@pytest.mark.parametrize("cols,ops,reductions,tiles", [
+    (14336, 0, 1, 1),  # bf16[8192, 14336]: 224 column blocks, one wave would give RSPLIT 2 (1.101x against 1.162x)
+    (11008, 2, 1, 1),  # a * b + 1, 172 column blocks at 3 programs per SM: RSPLIT 2 (a tie, 1.162x against 1.154x)
+    (3072, 0, 1, 0),  # 48 column blocks, RSPLIT 11: one wave (1.135x against 1.192x)
+    (14336, 1, 2, 0),  # two reductions keep one wave (LayerNorm backward: 6-51% slower with one tile a program)
+    (14336, 40, 1, 0),  # so does a heavy producer (GELU backward: 2.6x slower)
+])
+def test_one_row_tile_a_program_where_one_wave_would_split_the_rows_in_two_or_fewer(cols, ops, reductions, tiles):
+    cfg = th.launch_config(cols, 8192, 2, 2, H200_SMS, ops=ops, reductions=reductions)
+    assert cfg.tiles_per_program == tiles
+    assert cfg.RSPLIT == (8192 // cfg.R0_BLOCK if tiles else cfg.RSPLIT)
 
 
 def test_partials_budget_counts_the_input_bytes():
@@ -103,17 +121,23 @@ def test_heavy_producers_get_eight_elements_a_thread_on_eight_warps(producer):
     assert heavy.RSPLIT * 48 == 4 * H200_SMS  # 4 programs per SM, one wave
 
 
-@pytest.mark.parametrize("itemsize,ops,rsplit", [(4, 0, 198), (2, 2, 64)])
-def test_odd_c_and_odd_n_get_a_narrow_scalar_tile_and_two_row_tiles_a_program(itemsize, ops, rsplit):
+@pytest.mark.parametrize("itemsize,ops,rsplit", [(4, 0, 395), (2, 2, 81)])
+def test_odd_c_and_odd_n_get_a_narrow_scalar_tile_and_one_row_tile_a_program(itemsize, ops, rsplit):
     """Prime f32[25229, 3067] (X32 R64 w4: 1.80x copy SOL against 3.13x) and bf16[8191, 1021] a * b + 1 (1.72x
-    against 2.18x): no vector access either way, so 16 elements a thread, the load run shrunk first; then two row
-    tiles a program (onetile sweep: 1.83x against 1.90x, 1.64x against 1.68x), so RSPLIT = ceil(row tiles / 2) and
-    the finish is chunked."""
+    against 2.18x): no vector access either way, so 16 elements a thread, the load run shrunk first; then one row
+    tile a program (spin sweep: 1.545x against 1.777x for one wave; 1.571x against 1.551x, a tie), so RSPLIT =
+    row tiles, within the partials budget (bf16[8191, 1021]: 81, not 128), and the finish is chunked."""
     rows, cols = (25229, 3067) if itemsize == 4 else (8191, 1021)
     cfg = th.launch_config(cols, rows, itemsize, itemsize, H200_SMS, ops=ops)
     assert (cfg.XBLOCK, cfg.R0_BLOCK, cfg.num_warps, cfg.RSPLIT) == (32, 64, 4, rsplit)
-    assert rsplit == -(-(-(-rows // 64)) // th.SCALAR_TILES_PER_PROGRAM) and cfg.chunked_finish
+    budget = int(th.MAX_PARTIALS_FRACTION * rows * itemsize / 4)
+    assert rsplit == min(-(-rows // 64), budget) and cfg.chunked_finish
     assert "tiles_per_program" not in cfg.as_dict()  # not a kernel argument
+
+
+def test_several_reductions_with_odd_c_and_odd_n_take_two_row_tiles_a_program():
+    cfg = th.launch_config(1021, 8191, 2, 2, H200_SMS, ops=1, reductions=2)
+    assert cfg.tiles_per_program == th.SCALAR_TILES_PER_PROGRAM and cfg.chunked_finish
 
 
 @pytest.mark.parametrize("cols,rows,itemsize", [(4096, 8191, 2), (4095, 8192, 2), (4096, 8191, 4)])
