@@ -245,12 +245,13 @@ def sum_and_count(x):
 
 @pytest.mark.parametrize("fn,rows,dtype,launch,rows_of_partials", [
     (sum_and_argmax, 1001, torch.bfloat16, "RSPLIT=3", 3),  # bf16 values (198 bytes), then int32 indices
-    (sum_and_count, 2111, torch.float32, "", 2),  # odd C and N, chunked: fp32 sums (33 x 17 x 4), then int64 counts
+    (sum_and_count, 2111, torch.float32, "RSPLIT=17", 2),  # fp32 sums (33 x 17 x 4 = 2244 bytes), then int64 counts
 ])
 def test_every_workspace_row_starts_16_byte_aligned(fn, rows, dtype, launch, rows_of_partials):
     """Stock packs the partials rows back to back: a bf16 argmax value row of 33 x 3 x 2 = 198 bytes put the int32
     index row at byte 594, and 2244 bytes of fp32 sums put an int64 row at byte 2244.  Every row now starts at a
-    multiple of 16 (the argmax's numerics run on the GPU: test_gpu.py::test_argmax_beside_the_sum_on_gpu)."""
+    multiple of 16 (the argmax's numerics run on the GPU: test_gpu.py::test_argmax_beside_the_sum_on_gpu).  (With
+    row tiles the fp32 sums are flagged words in the semaphores buffer instead: see the tests below.)"""
     src = interpret.generate(fn, interpret.fake_inputs(((rows, 33), dtype)), **ON,
                              reduction_transpose_fusion_launch_config=launch)
     (kernel,) = interpret.kernel_sources(src).values()
@@ -270,3 +271,55 @@ def test_a_grid_barrier_kernel_with_odd_c_and_n_keeps_the_one_wave_rsplit():
     (kernel,) = interpret.kernel_sources(src).values()
     launch = eval(re.search(r"config=(\{.*?\})", kernel).group(1))
     assert "x_grid_barrier" in kernel and "rsplit_ks" not in kernel and launch["RSPLIT"] == 64
+
+
+def test_one_row_tile_a_program_is_a_persistent_kernel_without_a_ticket():
+    """bf16[8192, 14336]: one wave would split the rows in two, so one row tile a program: no loop, no
+    ``[XBLOCK, R0_BLOCK]`` accumulator, no R0_BLOCK argument; the partials are flagged words in the semaphores
+    buffer (no workspace), the finisher is the last program in launch order, and no atomic is left."""
+    (kernel,) = interpret.kernel_sources(generate("F1-t", "bf16", 8192, 14336, **ON)).values()
+    launch = eval(re.search(r"config=(\{.*?\})", kernel).group(1))
+    assert "R0_BLOCK" not in launch and launch["RSPLIT"] == 8192 // 128
+    assert "for r0_offset" not in kernel and "R0_BLOCK : tl.constexpr" not in kernel
+    body = kernel[kernel.index("@triton.jit"):]
+    assert "ws_ptr" not in body and "atomic" not in body
+    assert "rsplit_is_last = rsplit_id == RSPLIT - 1" in kernel and "volatile=True" in kernel
+
+
+def test_one_row_tile_a_program_with_dynamic_rows_keeps_the_loop():
+    """The persistent kernel's R0_BLOCK is a constexpr computed from N, so a dynamic N keeps the looped kernel (with
+    the flagged partials)."""
+    case = families.CASES["F1-t"]
+    src = interpret.generate(case.fn, interpret.fake_inputs(*case.specs(8192, 14336, torch.bfloat16), dynamic=(0,)),
+                             **ON)
+    (kernel,) = interpret.kernel_sources(src).values()
+    assert "for r0_offset" in kernel and "rsplit_is_last = rsplit_id == RSPLIT - 1" in kernel
+
+
+def test_flagged_and_ticketed_partials_in_one_kernel():
+    """fp32 sums are flagged, int64 counts are not: the kernel takes the ticket, and the ticket's winner (any
+    program) reads both kinds (the interpreter runs the programs in a shuffled order)."""
+    x = torch.randn(2111, 33, generator=torch.Generator().manual_seed(5))
+    src = interpret.generate(sum_and_count, interpret.fake_inputs(((2111, 33), torch.float32)), **ON)
+    (kernel,) = interpret.kernel_sources(src).values()
+    assert "tmp" in kernel and "_words" in kernel and "atomic_add" in kernel and "ws_ptr" in kernel
+    out = interpret.run_on_cpu(src, [x])
+    assert torch.equal(out[0], x.t().contiguous()) and torch.equal(out[2], (x > 0).sum(0))
+    assert families.rel_err(out[1], x.double().sum(0)) <= families.TOLERANCE[torch.float32]
+
+
+@pytest.mark.parametrize("special", [float("nan"), float("inf"), float("-inf"), -0.0])
+def test_flagged_partials_carry_nan_inf_and_negative_zero(special):
+    """A partial's word is its fp32 bits + 1 (NaN made canonical first), never 0: column 3 holds the special value in
+    every row, so every program's partial of it is that value; the other columns sum as usual."""
+    rows, cols = 2111, 33  # odd C and N: one row tile a program, the flagged finish
+    x = torch.randn(rows, cols, generator=torch.Generator().manual_seed(6))
+    x[:, 3] = special
+    src = interpret.generate(families.f1_t, interpret.fake_inputs(((rows, cols), torch.float32)), **ON)
+    assert "rsplit_is_last = rsplit_id == RSPLIT - 1" in src
+    t, total = interpret.run_on_cpu(src, [x])
+    assert torch.equal(families.bits(t), families.bits(x.t().contiguous()))
+    want = x.double().sum(0)
+    assert torch.equal(total[3].isnan(), want[3].isnan()) and (want[3].isnan() or total[3] == want[3])
+    keep = torch.arange(cols) != 3
+    assert families.rel_err(total[keep], want[keep]) <= families.TOLERANCE[torch.float32]

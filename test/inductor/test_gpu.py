@@ -23,6 +23,9 @@ ODD = [(name, 197, 1000) for name in families.CASES]
 REAL = [(name, 25218 if name.startswith("F4") else 25217, 3071)
         for name in ("F1-t", "F2-mul-add", "F3-layernorm-backward", "F3-amax", "F4-flatten",
                      "F5-fp8-cast-transpose-dbias")]
+# many column blocks (one wave would split the rows in two or fewer): one row tile a program, the persistent kernel
+# with flagged partials and the launch-order finisher, on the wide path (30522) and off it (14336)
+WIDE = [("F1-t", 4096, 30522), ("F2-mul-add", 8192, 14336)]
 
 
 
@@ -37,7 +40,7 @@ def compile_and_run(fn, inputs, options):
 
 
 @pytest.mark.parametrize("dtype", families.DTYPES.values(), ids=families.DTYPES.keys())
-@pytest.mark.parametrize("name,rows,cols", ODD + REAL, ids=[f"{n}-{r}x{c}" for n, r, c in ODD + REAL])
+@pytest.mark.parametrize("name,rows,cols", ODD + REAL + WIDE, ids=[f"{n}-{r}x{c}" for n, r, c in ODD + REAL + WIDE])
 def test_family_on_gpu(name, dtype, rows, cols):
     case = families.CASES[name]
     inputs = case.inputs(rows, cols, dtype, device="cuda", seed=rows + cols)
