@@ -24,8 +24,8 @@ and ``-ticket.csv``).  Only sum, max and min are chunked; :mod:`..choices` keeps
 ``RSPLIT <= MAX_RSPLIT`` with stock's load.  The one-wave launches (``RSPLIT <= 64``) keep stock's layout, whose
 kernels were measured.
 
-**Flagged partials** (chunked finish, fp32 partials): the ticket is an atomic round trip that every program waits
-for, 4-25% of a one-tile-a-program kernel's time in the lab whatever its memory ordering (acq_rel, release, even
+**Flagged partials** (``flagged_partials=True``: chunked finish, one reduction, fp32 partials; :mod:`..choices`
+sets it): the ticket is an atomic round trip that every program waits for, 4-25% of a one-tile-a-program kernel's time in the lab whatever its memory ordering (acq_rel, release, even
 relaxed without a barrier; ``benchmarks/results/lab/2026-11-30-h200-lab-fence.csv``).  So these kernels take none:
 
 1. each program stores its partials as int32 words that are never 0 (the fp32 bits plus 1, NaN made the canonical
@@ -37,7 +37,11 @@ relaxed without a barrier; ``benchmarks/results/lab/2026-11-30-h200-lab-fence.cs
 
 It relies on the GPU starting programs (CTAs) in launch order, as CUTLASS's serial split-K does: every program the
 finisher waits for started before it, never waits itself, and so finishes.  A single store of an aligned 4-byte
-word is seen whole or not at all, so a word that is not 0 holds the partial.
+word is seen whole or not at all, so a word that is not 0 holds the partial.  Kernels with several reductions keep
+the ticket: their finisher combines one reduction's partials after the other's, and with flagged words LayerNorm
+backward f32[25216, 768] ran at 1.59x copy SOL with one row tile a program against 1.17x with the ticket, and 1.36x
+against 1.17x with two (``sweeps/2026-11-30-h200-sweep-spin-looped.csv`` against ``-onetile.csv``; not profiled: the
+spin loop's volatile loads may serialize the finish).
 
 The sum order is fixed by the workspace index, not by arrival, so results are bitwise reproducible, and the only
 atomic is the ticket counter.  The launch is an ordinary one.  With the ``last_block_finish`` kwarg unset the class
@@ -70,13 +74,15 @@ class ReductionTransposeTritonKernel(TritonKernel):
     set for the last-program finish and for a grid-barrier kernel with ``RSPLIT`` 1, whose barrier is compiled out
     (``HAS_RSPLIT`` is false) and whose column blocks alone may be more programs than can be resident at once.
     ``chunked_finish=True`` (with the last-program finish only) stores sum, max and min partials ``[RSPLIT, C]`` and
-    combines them in a loop inside the last program's branch (module docstring).
+    combines them in a loop inside the last program's branch (module docstring); ``flagged_partials=True`` (with
+    ``chunked_finish`` only) makes the fp32 ones flagged words and drops the ticket.
     """
 
     def __init__(self, *args, last_block_finish: bool = False, ordinary_launch: bool = False,
-                 chunked_finish: bool = False, **kwargs):
+                 chunked_finish: bool = False, flagged_partials: bool = False, **kwargs):
         self.last_block_finish = last_block_finish
         self.chunked_finish = chunked_finish and last_block_finish
+        self.flagged_partials = flagged_partials and self.chunked_finish
         self.ordinary_launch = ordinary_launch or last_block_finish
         self._finish_emitted = False
         self._flagged_partials = self._ticketed_partials = 0  # peers combines of each kind, in the one loop
@@ -155,7 +161,7 @@ class ReductionTransposeTritonKernel(TritonKernel):
         if not self.chunked_finish or combine is None or self.no_x_dim:
             self._ticketed_partials += 1
             return super().codegen_cooperative_reduction_peer_combine(result_var, dtype, default_val)
-        if dtype == torch.float32:
+        if self.flagged_partials and dtype == torch.float32:
             return self._flagged_peer_combine(result_var, combine, default_val)
         self._ticketed_partials += 1
         nbytes = self.numels["x"] * dtype.itemsize * self.max_rsplit()

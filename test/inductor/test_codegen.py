@@ -245,13 +245,13 @@ def sum_and_count(x):
 
 @pytest.mark.parametrize("fn,rows,dtype,launch,rows_of_partials", [
     (sum_and_argmax, 1001, torch.bfloat16, "RSPLIT=3", 3),  # bf16 values (198 bytes), then int32 indices
-    (sum_and_count, 2111, torch.float32, "RSPLIT=17", 2),  # fp32 sums (33 x 17 x 4 = 2244 bytes), then int64 counts
+    (sum_and_count, 2111, torch.float32, "", 2),  # odd C and N, chunked: fp32 sums (33 x 17 x 4), then int64 counts
 ])
 def test_every_workspace_row_starts_16_byte_aligned(fn, rows, dtype, launch, rows_of_partials):
     """Stock packs the partials rows back to back: a bf16 argmax value row of 33 x 3 x 2 = 198 bytes put the int32
     index row at byte 594, and 2244 bytes of fp32 sums put an int64 row at byte 2244.  Every row now starts at a
-    multiple of 16 (the argmax's numerics run on the GPU: test_gpu.py::test_argmax_beside_the_sum_on_gpu).  (With
-    row tiles the fp32 sums are flagged words in the semaphores buffer instead: see the tests below.)"""
+    multiple of 16 (the argmax's numerics run on the GPU: test_gpu.py::test_argmax_beside_the_sum_on_gpu).  (With one
+    reduction and row tiles the fp32 sums are flagged words in the semaphores buffer instead: see the tests below.)"""
     src = interpret.generate(fn, interpret.fake_inputs(((rows, 33), dtype)), **ON,
                              reduction_transpose_fusion_launch_config=launch)
     (kernel,) = interpret.kernel_sources(src).values()
@@ -296,13 +296,13 @@ def test_one_row_tile_a_program_with_dynamic_rows_keeps_the_loop():
     assert "for r0_offset" in kernel and "rsplit_is_last = rsplit_id == RSPLIT - 1" in kernel
 
 
-def test_flagged_and_ticketed_partials_in_one_kernel():
-    """fp32 sums are flagged, int64 counts are not: the kernel takes the ticket, and the ticket's winner (any
-    program) reads both kinds (the interpreter runs the programs in a shuffled order)."""
+def test_several_reductions_with_row_tiles_keep_the_ticket():
+    """fp32 sums and int64 counts with odd C and N: two row tiles a program, the chunked finish, but no flagged words
+    (several reductions); the ticket's winner (any program: the interpreter shuffles them) reads both workspaces."""
     x = torch.randn(2111, 33, generator=torch.Generator().manual_seed(5))
     src = interpret.generate(sum_and_count, interpret.fake_inputs(((2111, 33), torch.float32)), **ON)
     (kernel,) = interpret.kernel_sources(src).values()
-    assert "tmp" in kernel and "_words" in kernel and "atomic_add" in kernel and "ws_ptr" in kernel
+    assert "rsplit_ks" in kernel and "_words" not in kernel and "atomic_add" in kernel
     out = interpret.run_on_cpu(src, [x])
     assert torch.equal(out[0], x.t().contiguous()) and torch.equal(out[2], (x > 0).sum(0))
     assert families.rel_err(out[1], x.double().sum(0)) <= families.TOLERANCE[torch.float32]
