@@ -142,6 +142,16 @@ ONETILE_LAUNCHES = ["", "TILES_PER_PROGRAM=1", "TILES_PER_PROGRAM=2", "TILES_PER
 # ordering (benchmarks/results/lab/2026-11-30-h200-lab-fence.csv).
 SPIN_LAUNCHES = ["", "TILES_PER_PROGRAM=1", "TILES_PER_PROGRAM=2"]
 SPIN_EXTRA = [("F1-t", "bf16", 8192, 50257)]  # odd C on the wide path (gpt2/F1-vocab-bf16)
+# After the one-row-tile rule: the plain copies with one odd extent (their rule was measured with the looped kernel and
+# the ticket) at the heuristic's launch ("", now persistent) and at the one-wave RSPLIT; and copies whose one wave
+# would split the rows in 4 or 5 (above FEW_SPLITS = 2, not measured) at one wave ("") and one tile a program.
+SPINCHECK_PLAN = {
+    ("F1-t", "bf16", 8191, 4096): ["", "RSPLIT=8"],
+    ("F1-t", "bf16", 8192, 4095): ["", "RSPLIT=4"],
+    ("F1-t", "fp32", 8191, 4096): ["", "RSPLIT=8"],
+    ("F1-t", "bf16", 8192, 8192): ["", "TILES_PER_PROGRAM=1"],
+    ("F1-t", "bf16", 16384, 6144): ["", "TILES_PER_PROGRAM=1"],
+}
 # After the odd-C-and-odd-N rule (two row tiles a program): shapes with one odd extent (half-scalar tiles) and the
 # corpus's fp8 cast of bf16[4099, 769] (odd both ways).  Run 1 (2026-11-30), when "" was one wave for all four
 # half-scalar shapes: "", TILES_PER_PROGRAM=1 and =2 (=1, 4 for the fp8 cast); one row tile a program won on the
@@ -244,10 +254,10 @@ def main(argv=None) -> None:
     parser.add_argument("--workers", type=int, default=12)
     parser.add_argument("--shapes", default="large",
                         choices=["large", "small", "f5", "two", "waves", "odd", "check", "tune", "midwide", "gate",
-                                 "onetile", "oddcheck", "spin"],
+                                 "onetile", "oddcheck", "spin", "spincheck"],
                         help="SHAPES, SMALL_SHAPES, F5_SHAPES, TWO_REDUCTION_SHAPES, the cases of WAVES_FILE, "
-                             "ODD_PLAN, CHECK_PLAN, TUNE_PLAN, MIDWIDE_PLAN, GATE_PLAN, the onetile plan, ODDCHECK_PLAN or the "
-                             "spin plan")
+                             "ODD_PLAN, CHECK_PLAN, TUNE_PLAN, MIDWIDE_PLAN, GATE_PLAN, the onetile plan, ODDCHECK_PLAN, the "
+                             "spin plan or SPINCHECK_PLAN")
     args = parser.parse_args(argv)
     if args.shapes == "waves":
         plan = wave_launches()
@@ -257,9 +267,9 @@ def main(argv=None) -> None:
         plan = {shape: shape_launches for shape in [*wave_launches(), *extra]}
     elif args.shapes == "odd":
         plan = {shape: ["", *odd_launches(shape)] for shape in ODD_PLAN}  # "": the heuristic's own launch
-    elif args.shapes in ("check", "tune", "midwide", "gate", "oddcheck"):
+    elif args.shapes in ("check", "tune", "midwide", "gate", "oddcheck", "spincheck"):
         plan = {"check": CHECK_PLAN, "tune": TUNE_PLAN, "midwide": MIDWIDE_PLAN, "gate": GATE_PLAN,
-                "oddcheck": ODDCHECK_PLAN}[args.shapes]
+                "oddcheck": ODDCHECK_PLAN, "spincheck": SPINCHECK_PLAN}[args.shapes]
     else:
         shapes = {"large": SHAPES, "small": SMALL_SHAPES, "f5": F5_SHAPES, "two": TWO_REDUCTION_SHAPES}[args.shapes]
         plan = {shape: launches(*shape) for shape in shapes}

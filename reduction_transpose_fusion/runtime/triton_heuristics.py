@@ -106,15 +106,21 @@ SHRINK_FLOOR = 32  # a shrunk tile edge stays one warp's 32 lanes wide
 # finisher; and the [XBLOCK, R0_BLOCK] fp32 accumulator of the looped kernel (a bf16 tile at 90-94 registers instead
 # of 64), gone in the persistent kernel one tile a program compiles to.  In the H200 spin sweep of 32 shapes
 # (sweeps/2026-11-30-h200-sweep-spin-persistent.csv; one wave, then one tile a program, fused / copy SOL):
-# * few one-wave splits (the column blocks alone fill a third of a wave or more, so one wave gives RSPLIT <= FEW_SPLITS,
-#   or the wide path): bf16[8192, 14336] 1.162 -> 1.101, bf16[32768, 14336] 1.200 -> 1.140, bf16[4096, 30522]
+# * few one-wave splits (one wave would give RSPLIT <= FEW_SPLITS, or the wide path): bf16[8192, 14336] 1.162 ->
+#   1.101, bf16[32768, 14336] 1.200 -> 1.140, bf16[4096, 30522]
 #   1.265 -> 1.135, f32 a * b + 1 [2048, 50257] 1.262 -> 1.071, odd C bf16[8192, 50257] 1.534 -> 1.273; bf16
 #   a * b + 1 [8192, 11008] 1.154 -> 1.162 (a tie);
 # * odd C and odd N (the scalar tile, 16 elements a thread): bf16[8191, 1021] 1.630 -> 1.339 (two tiles a program,
 #   the previous rule: 1.634), f32[25229, 3067] 1.777 -> 1.545 (1.776), a * b + 1 over bf16[8191, 1021] 1.551 ->
 #   1.571 (1.557, a tie);
-# * but with many one-wave splits (C = 3072 or 768: 48 or 12 column blocks) one wave stayed 3-14% faster, and kernels
-#   with two reductions 6-51%, with an fp8 output 1-12% and with a GELU backward 2.6x.
+# * but with many one-wave splits (C = 3072 or 768: 48 or 12 column blocks, RSPLIT 8-16) one wave stayed 3-14%
+#   faster, and kernels with two reductions 6-51%, with an fp8 output 1-12% and with a GELU backward 2.6x;
+# * between the two (sweeps/2026-11-30-h200-sweep-spincheck.csv, one run) two aligned copies also gained:
+#   bf16[8192, 8192] (one wave: RSPLIT 4) 1.187 -> 1.149, bf16[16384, 6144] (RSPLIT 5) 1.152 -> 1.130, and one RSPLIT-6
+#   kernel, fp32 -> bf16 [32768, 4096] 1.101 -> 1.078, while RSPLIT-8 ones lost (fp16[8192, 4096] flattened 1.151 ->
+#   1.183, a * b + 1 over fp16[4096, 3072] 1.020 -> 1.133).  FEW_SPLITS stays 2: at 5 it would also move a * b + 1
+#   over bf16[8192, 4095] (one odd extent, RSPLIT 3), for which one wave was 5% faster than the looped one-tile kernel
+#   (oddcheck sweeps) and the persistent one is not measured.
 # Several reductions with scalar tiles keep two row tiles a program (the looped kernel), the rule before this one:
 # bf16[8191, 1021] at 1.78x copy SOL against 2.73x for one wave (sweeps/2026-11-30-h200-sweep-onetile.csv).  Not
 # for a 1-byte full-size tensor (an fp8 output; int8 too, not measured): the fp8 cast of bf16[4099, 769] ran at 1.58x
