@@ -20,8 +20,9 @@ version, because each item below is an unversioned internal that has changed bet
 | ``TritonKernel.codegen_cooperative_reduction_peer_combine`` | the workspace layout and the peers load are written     |
 |   (overridden), ``create_cse_var``, ``simd.constant_repr``, |   inside it; see ``ReductionTransposeTritonKernel``      |
 |   ``utils.triton_type``, ``ValueRanges.unknown``         |   and :func:`peers_var`                                   |
-| ``KernelArgs.workspace_args`` (the ``sem_ptr`` entry)    | the flagged partials live in the semaphores buffer; see   |
-|                                                          |   :func:`grow_semaphores`                                 |
+| ``KernelArgs.workspace_args`` (the ``sem_ptr`` entry)    | a semaphores buffer apart from the grid barrier's, and    |
+|                                                          |   the flagged partials in it; see :func:`use_own_semaphores` |
+|                                                          |   and :func:`grow_semaphores`                             |
 | ``_logging/_internal.py`` ``register_log``               | ``torch._logging`` does not export it; it lists our log   |
 |                                                          |   beside Inductor's (``TORCH_LOGS``, ``set_logs``)        |
 
@@ -78,6 +79,7 @@ __all__ = [
     "peers_var",
     "take_post_loop_code",
     "triton_type",
+    "use_own_semaphores",
 ]
 
 
@@ -220,6 +222,26 @@ def peers_var(kernel: TritonKernel, name: str, dtype, shape: list[str]):
     """A CSE variable for the peers tile of a cooperative reduction, as
     ``TritonKernel.codegen_cooperative_reduction_peer_combine`` makes one (``triton.py:4541``)."""
     return kernel.create_cse_var(name, shape=shape, dtype=dtype, bounds=ValueRanges.unknown())
+
+
+def use_own_semaphores(kernel: TritonKernel) -> None:
+    """Give the kernel's ``sem_ptr`` a graph-wide buffer of its own kind, ``rtf_semaphores_<device>``, instead of
+    Inductor's ``semaphores_<device>`` (``KernelArgs.semaphores``, ``common.py:1666``).
+
+    Both are zeroed once per graph call (``ZERO_PER_GRAPH``), but Inductor's grid barrier (``x_grid_barrier``,
+    ``triton_helpers.py:686``) leaves each word it used at 0 or ``0x80000000`` (it flips bit 31), so a later kernel of
+    the same graph can find Inductor's words non-zero; the ticket and the flagged partials need them zero.  Only
+    kernels with the last-program finish use this buffer, and each leaves it zeroed.
+
+    Raises:
+        AssertionError: if the kernel has no semaphores entry yet (``init_cooperative_reduction`` has not run).
+    """
+    workspace_args = kernel.args.workspace_args
+    for i, arg in enumerate(workspace_args):
+        if arg.inner_name == "sem_ptr":
+            workspace_args[i] = dataclasses.replace(arg, outer_name=f"rtf_{arg.outer_name}")
+            return
+    raise AssertionError("the kernel has no semaphores buffer (init_cooperative_reduction has not run)")
 
 
 def grow_semaphores(kernel: TritonKernel, words):

@@ -12,7 +12,9 @@ programs, but finish with a grid barrier, which needs every program resident at 
 2. it takes a ticket, ``atomic_add(sem[j], 1)``, with release/acquire semantics after a CTA barrier;
 3. only the program that draws ticket ``RSPLIT - 1`` (the last of column block ``j``) loads the ``RSPLIT``
    partials (the peers load is masked with ``rsplit_is_last``), sums them in index order and stores the result;
-   it resets ``sem[j]`` to 0, as Inductor's semaphore buffer requires of every kernel.
+   it resets ``sem[j]`` to 0.  The semaphores are a graph-wide buffer, zeroed once per graph call, that only
+   last-program-finish kernels use and each leaves zeroed (:func:`.._torch_private.use_own_semaphores`: Inductor's
+   own buffer is shared with its grid barriers, which leave their words at 0 or ``0x80000000``).
 
 With ``chunked_finish=True`` (launches of a few row tiles a program, whose ``RSPLIT`` runs to hundreds) the
 partials are laid out ``[RSPLIT, C]``, so that their store and the finish's loads are coalesced (stock's
@@ -29,8 +31,8 @@ sets it): the ticket is an atomic round trip that every program waits for, 4-25%
 relaxed without a barrier; ``benchmarks/results/lab/2026-11-30-h200-lab-fence.csv``).  So these kernels take none:
 
 1. each program stores its partials as int32 words that are never 0 (the fp32 bits plus 1, NaN made the canonical
-   ``0x7FFFFFFF`` first) to ``[RSPLIT, C]`` words of Inductor's semaphores buffer, which is zeroed once per graph
-   call and must be left zeroed (:func:`.._torch_private.grow_semaphores`); it does not wait for anything;
+   ``0x7FFFFFFF`` first) to ``[RSPLIT, C]`` words appended to the semaphores buffer, zeroed once per graph call and
+   left zeroed (:func:`.._torch_private.grow_semaphores`); it does not wait for anything;
 2. the finisher is program ``RSPLIT - 1`` of each column block, the last in launch order: it loads each chunk of
    words (``volatile``, past the L1), loads it again while any is 0 (a peer's store not yet visible), combines the
    decoded values in index order, and zeroes the words.
@@ -92,6 +94,8 @@ class ReductionTransposeTritonKernel(TritonKernel):
 
     def init_cooperative_reduction(self):
         super().init_cooperative_reduction()
+        if self.last_block_finish:  # Inductor's grid barriers may leave their semaphores at 0x80000000
+            _torch_private.use_own_semaphores(self)
         # every partials row starts 16-byte aligned, whatever the dtypes of the rows before it
         self.cooperative_reduction_workspace_cache = _torch_private.AlignedWorkspaceCache(self.args)
 

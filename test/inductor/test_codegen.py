@@ -323,3 +323,24 @@ def test_flagged_partials_carry_nan_inf_and_negative_zero(special):
     assert torch.equal(total[3].isnan(), want[3].isnan()) and (want[3].isnan() or total[3] == want[3])
     keep = torch.arange(cols) != 3
     assert families.rel_err(total[keep], want[keep]) <= families.TOLERANCE[torch.float32]
+
+
+def barrier_then_fused(x, y):
+    s = x.sum(0)
+    return x.t().contiguous(), s, x * s, y.t().contiguous(), y.sum(0)
+
+
+def test_last_program_finish_kernels_do_not_share_the_grid_barriers_semaphores():
+    """Inductor's grid barrier leaves its semaphore words at 0x80000000, not 0 (it flips bit 31); a ticket or flagged
+    words on the same buffer after it would never see its count or would read a stale word as a partial.  The
+    barrier kernel keeps Inductor's ``semaphores_cuda_0``; the last-program-finish kernels get their own buffer,
+    zeroed once per call like it (found by the fresh-user review, 2026-11-30)."""
+    src = interpret.generate(barrier_then_fused, interpret.fake_inputs(((1000, 2560), torch.float32),
+                                                                       ((2111, 33), torch.float32)), **ON)
+    kernels = interpret.kernel_sources(src)
+    barrier = [n for n, k in kernels.items() if "x_grid_barrier" in k]
+    finish = [n for n, k in kernels.items() if "rsplit_is_last = rsplit_id == RSPLIT - 1" in k]
+    assert len(barrier) == 1 and len(finish) == 1, list(kernels)
+    launches = dict(kernel_launches(src))
+    assert "semaphores_cuda_0" in launches[barrier[0]] and "rtf_semaphores_cuda_0" in launches[finish[0]]
+    assert "semaphores_cuda_0.zero_()" in src and "rtf_semaphores_cuda_0.zero_()" in src
