@@ -36,6 +36,10 @@ from .runtime.triton_heuristics import MAX_RSPLIT, LaunchConfig, launch_config
 
 log = logging.getLogger(__name__)
 
+# CUDA's gridDim.y limit; the column blocks are the cooperative grid's dim 1 (Inductor's own reduction grid puts them
+# in dim 0, whose limit is 2**31 - 1)
+MAX_GRID_Y = 65535
+
 
 class ReductionTransposeChoices(InductorChoices):
     """``InductorChoices`` that fuses marked reduction–transpose sites; stock behaviour everywhere else."""
@@ -82,6 +86,10 @@ class ReductionTransposeChoices(InductorChoices):
             launch = dataclasses.replace(launch, RSPLIT=min(launch.RSPLIT, MAX_RSPLIT))
         if not last_block:
             launch = _co_resident(launch, cols, num_sms)
+        if -(-cols // launch.XBLOCK) > MAX_GRID_Y:
+            log.info("skip %s: %d column blocks of %d exceed CUDA's grid y limit (%d); Inductor's own launch of the "
+                     "unsplit reduction", names, -(-cols // launch.XBLOCK), launch.XBLOCK, MAX_GRID_Y)
+            return kwargs
         _log_decision(features, sites, names, launch, last_block)
         # One row tile a program is Inductor's persistent cooperative reduction: no loop, so no [XBLOCK, R0_BLOCK]
         # accumulator (the kernel computes R0_BLOCK from RSPLIT, which is ceil(N / R0_BLOCK) here, and takes no
