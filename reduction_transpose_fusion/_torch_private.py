@@ -21,8 +21,8 @@ version, because each item below is an unversioned internal that has changed bet
 |   (overridden), ``create_cse_var``, ``simd.constant_repr``, |   inside it; see ``ReductionTransposeTritonKernel``      |
 |   ``utils.triton_type``, ``ValueRanges.unknown``         |   and :func:`peers_var`                                   |
 | ``KernelArgs.workspace_args`` (the ``sem_ptr`` entry)    | a semaphores buffer apart from the grid barrier's, and    |
-|                                                          |   the flagged partials in it; see :func:`use_own_semaphores` |
-|                                                          |   and :func:`grow_semaphores`                             |
+|                                                          |   the flagged partials in it; see                         |
+|                                                          |   :func:`use_own_semaphores`, :func:`grow_semaphores`     |
 | ``_logging/_internal.py`` ``register_log``               | ``torch._logging`` does not export it; it lists our log   |
 |                                                          |   beside Inductor's (``TORCH_LOGS``, ``set_logs``)        |
 

@@ -27,8 +27,9 @@ and ``-ticket.csv``).  Only sum, max and min are chunked; :mod:`..choices` keeps
 kernels were measured.
 
 **Flagged partials** (``flagged_partials=True``: chunked finish, one reduction, fp32 partials; :mod:`..choices`
-sets it): the ticket is an atomic round trip that every program waits for, 4-25% of a one-tile-a-program kernel's time in the lab whatever its memory ordering (acq_rel, release, even
-relaxed without a barrier; ``benchmarks/results/lab/2026-11-30-h200-lab-fence.csv``).  So these kernels take none:
+sets it): the ticket is an atomic round trip that every program waits for, 4-25% of a one-tile-a-program kernel's
+time in the lab whatever its memory ordering (acq_rel, release, even relaxed without a barrier;
+``benchmarks/results/lab/2026-11-30-h200-lab-fence.csv``).  So these kernels take none:
 
 1. each program stores its partials as int32 words that are never 0 (the fp32 bits plus 1, NaN made the canonical
    ``0x7FFFFFFF`` first) to ``[RSPLIT, C]`` words appended to the semaphores buffer, zeroed once per graph call and
@@ -46,8 +47,9 @@ against 1.17x with two (``sweeps/2026-11-30-h200-sweep-spin-looped.csv`` against
 spin loop's volatile loads may serialize the finish).
 
 The sum order is fixed by the workspace index, not by arrival, so results are bitwise reproducible, and the only
-atomic is the ticket counter.  The launch is an ordinary one.  With the ``last_block_finish`` kwarg unset the class
-behaves exactly like ``TritonKernel``, so the flag-off code is identical to stock.
+atomic is the ticket counter (none with flagged partials).  The launch is an ordinary one.  With the
+``last_block_finish`` kwarg unset the class behaves exactly like ``TritonKernel``, so the flag-off code is identical
+to stock.
 """
 
 from __future__ import annotations
