@@ -236,12 +236,7 @@ def use_own_semaphores(kernel: TritonKernel) -> None:
     Raises:
         AssertionError: if the kernel has no semaphores entry yet (``init_cooperative_reduction`` has not run).
     """
-    workspace_args = kernel.args.workspace_args
-    for i, arg in enumerate(workspace_args):
-        if arg.inner_name == "sem_ptr":
-            workspace_args[i] = dataclasses.replace(arg, outer_name=f"rtf_{arg.outer_name}")
-            return
-    raise AssertionError("the kernel has no semaphores buffer (init_cooperative_reduction has not run)")
+    _replace_semaphores(kernel, lambda arg: dataclasses.replace(arg, outer_name=f"rtf_{arg.outer_name}"))
 
 
 def grow_semaphores(kernel: TritonKernel, words):
@@ -255,11 +250,16 @@ def grow_semaphores(kernel: TritonKernel, words):
     Raises:
         AssertionError: if the kernel has no semaphores entry yet (``init_cooperative_reduction`` has not run).
     """
+    return _replace_semaphores(kernel, lambda arg: dataclasses.replace(arg, count=arg.count + words)).count
+
+
+def _replace_semaphores(kernel: TritonKernel, change) -> Any:
+    """Replace the kernel's ``sem_ptr`` ``WorkspaceArg`` with ``change(arg)``; return the old one."""
     workspace_args = kernel.args.workspace_args
     for i, arg in enumerate(workspace_args):
         if arg.inner_name == "sem_ptr":
-            workspace_args[i] = dataclasses.replace(arg, count=arg.count + words)
-            return arg.count
+            workspace_args[i] = change(arg)
+            return arg
     raise AssertionError("the kernel has no semaphores buffer (init_cooperative_reduction has not run)")
 
 

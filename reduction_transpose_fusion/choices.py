@@ -86,9 +86,10 @@ class ReductionTransposeChoices(InductorChoices):
             launch = dataclasses.replace(launch, RSPLIT=min(launch.RSPLIT, MAX_RSPLIT))
         if not last_block:
             launch = _co_resident(launch, cols, num_sms)
-        if -(-cols // launch.XBLOCK) > MAX_GRID_Y:
+        col_blocks = -(-cols // launch.XBLOCK)
+        if col_blocks > MAX_GRID_Y:
             log.info("skip %s: %d column blocks of %d exceed CUDA's grid y limit (%d); Inductor's own launch of the "
-                     "unsplit reduction", names, -(-cols // launch.XBLOCK), launch.XBLOCK, MAX_GRID_Y)
+                     "unsplit reduction", names, col_blocks, launch.XBLOCK, MAX_GRID_Y)
             return kwargs
         _log_decision(features, sites, names, launch, last_block)
         # One row tile a program is Inductor's persistent cooperative reduction: no loop, so no [XBLOCK, R0_BLOCK]

@@ -132,6 +132,8 @@ class _InterpretingCompiler:
             exec(compile(source_code, f"<{kernel_name}>", "exec"), ns)
         ns["triton_helpers"] = _interpretable_helpers()
         ns["libdevice"] = _InterpretableLibdevice()
+        from reduction_transpose_fusion.codegen.triton import LAUNCH_ORDER_FINISHER  # not at import: see stock_codegen
+
         kernel = ns[kernel_name]
         kernel.finisher_last = LAUNCH_ORDER_FINISHER in source_code
         return kernel
@@ -223,16 +225,13 @@ def _capture_autotune():
         triton_heuristics.cached_autotune = real
 
 
-# A kernel whose finisher is the last program of its column block in launch order (flagged partials): it waits for
-# its peers, so in the one-at-a-time interpreter it must run after them, as it starts after them on the GPU.
-LAUNCH_ORDER_FINISHER = "rsplit_is_last = rsplit_id == RSPLIT - 1"
-
-
 @contextlib.contextmanager
 def _shuffled_program_order(grid: tuple[int, int, int], seed: int, finisher_last: bool = False):
     """Run the interpreter's programs in a shuffled order instead of row-major, so a kernel that assumes which
-    program of a grid runs first or last gets caught.  With ``finisher_last``, each program ``(RSPLIT - 1, j, k)``
-    still runs after the other programs of its column block ``(j, k)`` (the rest stays shuffled).  (The interpreter
+    program of a grid runs first or last gets caught.  With ``finisher_last`` (a kernel whose finisher is the last
+    program of its column block in launch order and waits for its peers: it starts after them on the GPU), each program
+    ``(RSPLIT - 1, j, k)`` still runs after the other programs of its column block ``(j, k)`` (the rest stays
+    shuffled).  (The interpreter
     runs programs one at a time, so races between concurrent programs are out of its reach: the GPU tests cover
     those.)"""
     from triton.runtime.interpreter import interpreter_builder

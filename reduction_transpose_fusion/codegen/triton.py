@@ -67,6 +67,9 @@ FINISH_CHUNK = 16
 # How the finish combines a chunk of partials elementwise; Inductor's own tl.sum / max2 / min2 over the chunk
 # follows.  Other reduction types (welford, argmax, ...) keep stock's peers load.
 FINISH_COMBINE = {"sum": "{} + {}", "max": "triton_helpers.maximum({}, {})", "min": "triton_helpers.minimum({}, {})"}
+# The flagged partials' finisher: the column block's last program in launch order (the interpreter's test harness
+# looks for this line, to run such a finisher after its peers).
+LAUNCH_ORDER_FINISHER = "rsplit_is_last = rsplit_id == RSPLIT - 1"
 
 
 class ReductionTransposeTritonKernel(TritonKernel):
@@ -89,7 +92,7 @@ class ReductionTransposeTritonKernel(TritonKernel):
         self.flagged_partials = flagged_partials and self.chunked_finish
         self.ordinary_launch = ordinary_launch or last_block_finish
         self._finish_emitted = False
-        self._flagged_partials = self._ticketed_partials = 0  # peers combines of each kind, in the one loop
+        self._flagged_combines = self._ticketed_combines = 0  # peers combines of each kind, in the one loop
         super().__init__(*args, **kwargs)
         if self.ordinary_launch and not self.cooperative_reduction:
             raise ValueError("last_block_finish and ordinary_launch need override_cooperative_reduction=True")
@@ -130,11 +133,11 @@ class ReductionTransposeTritonKernel(TritonKernel):
     def _ticket_code(self) -> str:
         sem = f"{self.semaphores_name} + tl.program_id(1)"
         xmask = "" if self._has_constant_xmask() else " & xmask"
-        if self._flagged_partials and not self._ticketed_partials:
+        if self._flagged_combines and not self._ticketed_combines:
             return textwrap.dedent(
                 f"""\
                 if HAS_RSPLIT:
-                    rsplit_is_last = rsplit_id == RSPLIT - 1  # the column block's last program in launch order
+                    {LAUNCH_ORDER_FINISHER}  # the column block's last program in launch order
                     rsplit_mask = (rsplit_arange < RSPLIT) & rsplit_is_last{xmask}
                 else:
                     rsplit_is_last = True
@@ -165,11 +168,11 @@ class ReductionTransposeTritonKernel(TritonKernel):
         returned (Inductor reduces it along dim 1).  Stock's version (``triton.py:4520``) otherwise."""
         combine = FINISH_COMBINE.get(getattr(self, "_reduction_type", None))
         if not self.chunked_finish or combine is None or self.no_x_dim:
-            self._ticketed_partials += 1
+            self._ticketed_combines += 1
             return super().codegen_cooperative_reduction_peer_combine(result_var, dtype, default_val)
         if self.flagged_partials and dtype == torch.float32:
             return self._flagged_peer_combine(result_var, combine, default_val)
-        self._ticketed_partials += 1
+        self._ticketed_combines += 1
         nbytes = self.numels["x"] * dtype.itemsize * self.max_rsplit()
         ws_name, ws_offset = self.cooperative_reduction_workspace_cache.allocate(nbytes)
         ws, dtype_str = f"{result_var}_ws", _torch_private.triton_type(dtype)
@@ -202,7 +205,7 @@ class ReductionTransposeTritonKernel(TritonKernel):
         ``[RSPLIT, C]`` words of the semaphores buffer; the finisher spins on each chunk until no word is zero, combines
         it, and zeroes it again.  Returns the ``[XBLOCK, FINISH_CHUNK]`` combined tile, as the ticketed version does."""
         words = _torch_private.grow_semaphores(self, self.max_rsplit() * self.numels["x"])
-        self._flagged_partials += 1
+        self._flagged_combines += 1
         ws, word, chunk = f"{result_var}_words", f"{result_var}_word", f"{result_var}_chunk"
         peer_words = f"{result_var}_peer_words"  # not {word}: a loop-carried name keeps one shape
         default = _torch_private.constant_repr(default_val)
@@ -248,4 +251,4 @@ class ReductionTransposeTritonScheduling(TritonScheduling):
     kernel_type = ReductionTransposeTritonKernel
 
 
-__all__ = ["ReductionTransposeTritonKernel", "ReductionTransposeTritonScheduling"]
+__all__ = ["LAUNCH_ORDER_FINISHER", "ReductionTransposeTritonKernel", "ReductionTransposeTritonScheduling"]

@@ -14,6 +14,7 @@ import sys
 import pytest
 import torch
 
+from reduction_transpose_fusion.codegen.triton import LAUNCH_ORDER_FINISHER
 from reduction_transpose_fusion_testing import families, interpret
 from reduction_transpose_fusion_testing.stock_codegen import key, normalize
 
@@ -283,7 +284,7 @@ def test_one_row_tile_a_program_is_a_persistent_kernel_without_a_ticket():
     assert "for r0_offset" not in kernel and "R0_BLOCK : tl.constexpr" not in kernel
     body = kernel[kernel.index("@triton.jit"):]
     assert "ws_ptr" not in body and "atomic" not in body
-    assert "rsplit_is_last = rsplit_id == RSPLIT - 1" in kernel and "volatile=True" in kernel
+    assert LAUNCH_ORDER_FINISHER in kernel and "volatile=True" in kernel
 
 
 def test_one_row_tile_a_program_with_dynamic_rows_keeps_the_loop():
@@ -293,7 +294,7 @@ def test_one_row_tile_a_program_with_dynamic_rows_keeps_the_loop():
     src = interpret.generate(case.fn, interpret.fake_inputs(*case.specs(8192, 14336, torch.bfloat16), dynamic=(0,)),
                              **ON)
     (kernel,) = interpret.kernel_sources(src).values()
-    assert "for r0_offset" in kernel and "rsplit_is_last = rsplit_id == RSPLIT - 1" in kernel
+    assert "for r0_offset" in kernel and LAUNCH_ORDER_FINISHER in kernel
 
 
 def test_several_reductions_with_row_tiles_keep_the_ticket():
@@ -316,7 +317,7 @@ def test_flagged_partials_carry_nan_inf_and_negative_zero(special):
     x = torch.randn(rows, cols, generator=torch.Generator().manual_seed(6))
     x[:, 3] = special
     src = interpret.generate(families.f1_t, interpret.fake_inputs(((rows, cols), torch.float32)), **ON)
-    assert "rsplit_is_last = rsplit_id == RSPLIT - 1" in src
+    assert LAUNCH_ORDER_FINISHER in src
     t, total = interpret.run_on_cpu(src, [x])
     assert torch.equal(families.bits(t), families.bits(x.t().contiguous()))
     want = x.double().sum(0)
@@ -339,7 +340,7 @@ def test_last_program_finish_kernels_do_not_share_the_grid_barriers_semaphores()
                                                                        ((2111, 33), torch.float32)), **ON)
     kernels = interpret.kernel_sources(src)
     barrier = [n for n, k in kernels.items() if "x_grid_barrier" in k]
-    finish = [n for n, k in kernels.items() if "rsplit_is_last = rsplit_id == RSPLIT - 1" in k]
+    finish = [n for n, k in kernels.items() if LAUNCH_ORDER_FINISHER in k]
     assert len(barrier) == 1 and len(finish) == 1, list(kernels)
     launches = dict(kernel_launches(src))
     assert "semaphores_cuda_0" in launches[barrier[0]] and "rtf_semaphores_cuda_0" in launches[finish[0]]
