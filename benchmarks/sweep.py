@@ -163,6 +163,25 @@ ODDCHECK_PLAN = {
     ("F1-t", "fp32", 8191, 4096): ["", "RSPLIT=8", "TILES_PER_PROGRAM=2"],
     ("F5-fp8-cast-transpose-dbias", "bf16", 4099, 769): ["", "TILES_PER_PROGRAM=1", "TILES_PER_PROGRAM=4"],
 }
+# After the two-level flagged finish (codegen/triton.py: the last program of each group of 16 combines the group's
+# partials, so the finisher reads ceil(RSPLIT / 16) words a column instead of RSPLIT): the spin sweep's one-tile
+# launches lost 1-35 us to one wave on the aligned shapes, about 0.3-0.4 us per 16-row step of the finisher's loop
+# (sweeps/2026-11-30-h200-sweep-spin-persistent.csv).  Every single-reduction shape of the spin sweep but the GELU
+# ones, at the heuristic's launch (""), one row tile a program, and one row tile with evict_first on the tile loads
+# (the looped kernel has it, the persistent one does not; EXPERIMENT key).
+TREE_LAUNCHES = ["", "TILES_PER_PROGRAM=1", "TILES_PER_PROGRAM=1,EVICT_FIRST=1"]
+TREE_MULTI_REDUCTION = ("F3-layernorm-backward", "F3-amax")
+# The tree plan's one-tile launches with groups of 16 lost 2-9% against the one-level finish on the shapes whose one
+# tile a program has RSPLIT 32-64 and many column blocks (a group's last program waits for the 15 before it, so one
+# program in 16 holds its SM slot idle instead of one in RSPLIT), and gained 1-13% where RSPLIT is 197-512.  Groups of
+# 16 and 64 and one level (FINISH_GROUP=4096, above every RSPLIT) on the one-tile shapes of both kinds.
+GROUP_LAUNCHES = ["", *(f"TILES_PER_PROGRAM=1,FINISH_GROUP={g}" for g in (16, 64, 4096))]
+GROUP_SHAPES = [
+    ("F1-t", "fp32", 25216, 3072), ("F1-t", "bf16", 25216, 3072), ("F4-flatten", "bf16", 25216, 768),
+    ("F1-t", "fp32", 25229, 3067), ("F1-t", "bf16", 8191, 1021), ("F2-mul-add", "bf16", 8191, 1021),
+    ("F1-t", "bf16", 32768, 14336), ("F5-bf16-cast", "fp32", 32768, 4096), ("F1-t", "bf16", 8192, 14336),
+    ("F1-t", "bf16", 8192, 50257), ("F2-mul-add", "bf16", 8192, 11008), ("F1-t", "bf16", 4096, 30522),
+]
 PROGRAMS_PER_SM = [4, 8, 16, 32]
 SMALL_PROGRAMS_PER_SM = [1, 2, 4, 8, 16]
 NUM_SMS = 132
@@ -254,10 +273,10 @@ def main(argv=None) -> None:
     parser.add_argument("--workers", type=int, default=12)
     parser.add_argument("--shapes", default="large",
                         choices=["large", "small", "f5", "two", "waves", "odd", "check", "tune", "midwide", "gate",
-                                 "onetile", "oddcheck", "spin", "spincheck"],
+                                 "onetile", "oddcheck", "spin", "spincheck", "tree", "group"],
                         help="SHAPES, SMALL_SHAPES, F5_SHAPES, TWO_REDUCTION_SHAPES, the cases of WAVES_FILE, "
                              "ODD_PLAN, CHECK_PLAN, TUNE_PLAN, MIDWIDE_PLAN, GATE_PLAN, the onetile plan, ODDCHECK_PLAN, the "
-                             "spin plan or SPINCHECK_PLAN")
+                             "spin plan, SPINCHECK_PLAN, the tree plan or the group plan")
     args = parser.parse_args(argv)
     if args.shapes == "waves":
         plan = wave_launches()
@@ -265,6 +284,12 @@ def main(argv=None) -> None:
         shape_launches = ONETILE_LAUNCHES if args.shapes == "onetile" else SPIN_LAUNCHES
         extra = [*ONETILE_EXTRA, *(SPIN_EXTRA if args.shapes == "spin" else [])]
         plan = {shape: shape_launches for shape in [*wave_launches(), *extra]}
+    elif args.shapes == "tree":
+        shapes = [*wave_launches(), *ONETILE_EXTRA, *SPIN_EXTRA]
+        plan = {shape: TREE_LAUNCHES for shape in shapes
+                if shape[0] not in TREE_MULTI_REDUCTION and shape[0] != "F2-gelu-backward"}
+    elif args.shapes == "group":
+        plan = {shape: GROUP_LAUNCHES for shape in GROUP_SHAPES}
     elif args.shapes == "odd":
         plan = {shape: ["", *odd_launches(shape)] for shape in ODD_PLAN}  # "": the heuristic's own launch
     elif args.shapes in ("check", "tune", "midwide", "gate", "oddcheck", "spincheck"):

@@ -132,10 +132,12 @@ class _InterpretingCompiler:
             exec(compile(source_code, f"<{kernel_name}>", "exec"), ns)
         ns["triton_helpers"] = _interpretable_helpers()
         ns["libdevice"] = _InterpretableLibdevice()
-        from reduction_transpose_fusion.codegen.triton import LAUNCH_ORDER_FINISHER  # not at import: see stock_codegen
+        # not at import: see stock_codegen
+        from reduction_transpose_fusion.codegen.triton import LAUNCH_ORDER_FINISHER, finish_group_of
 
         kernel = ns[kernel_name]
         kernel.finisher_last = LAUNCH_ORDER_FINISHER in source_code
+        kernel.finisher_group = finish_group_of(source_code)
         return kernel
 
     def wait(self, scope: dict) -> None:
@@ -226,20 +228,18 @@ def _capture_autotune():
 
 
 @contextlib.contextmanager
-def _shuffled_program_order(grid: tuple[int, int, int], seed: int, finisher_last: bool = False):
+def _shuffled_program_order(grid: tuple[int, int, int], seed: int, finisher_last: bool = False, group: int = 0):
     """Run the interpreter's programs in a shuffled order instead of row-major, so a kernel that assumes which
-    program of a grid runs first or last gets caught.  With ``finisher_last`` (a kernel whose finisher is the last
-    program of its column block in launch order and waits for its peers: it starts after them on the GPU), each program
-    ``(RSPLIT - 1, j, k)`` still runs after the other programs of its column block ``(j, k)`` (the rest stays
-    shuffled).  (The interpreter
-    runs programs one at a time, so races between concurrent programs are out of its reach: the GPU tests cover
-    those.)"""
+    program of a grid runs first or last gets caught.  With ``finisher_last`` (a kernel whose finishers wait for
+    programs launched before them: on the GPU they start after those), each finisher still runs after the programs it
+    waits for (:func:`_finishers_after_peers`; the rest stays shuffled).  (The interpreter runs programs one at a
+    time, so races between concurrent programs are out of its reach: the GPU tests cover those.)"""
     from triton.runtime.interpreter import interpreter_builder
 
     order = list(itertools.product(*(range(n) for n in grid)))
     random.Random(seed).shuffle(order)
     if finisher_last:
-        order = _finishers_after_peers(order, grid[0] - 1)
+        order = _finishers_after_peers(order, grid[0], group)
     remaining = iter(order)
     real = interpreter_builder.set_grid_idx
     interpreter_builder.set_grid_idx = lambda x, y, z: real(*next(remaining))
@@ -249,17 +249,36 @@ def _shuffled_program_order(grid: tuple[int, int, int], seed: int, finisher_last
         interpreter_builder.set_grid_idx = real
 
 
-def _finishers_after_peers(order: list[tuple[int, int, int]], last: int) -> list[tuple[int, int, int]]:
-    """``order`` with each program whose first index is ``last`` moved to just after the last of its peers."""
-    peers = [p for p in order if p[0] != last]
-    after = {p[1:]: i for i, p in enumerate(peers)}  # column block -> position of its last peer
-    moved: dict[int, list] = {}
+def _finishers_after_peers(order: list[tuple[int, int, int]], rsplit: int,
+                           group: int = 0) -> list[tuple[int, int, int]]:
+    """``order`` with each finisher deferred until the programs it waits for have run: program ``(rsplit - 1, j, k)``
+    waits for every program of its column block ``(j, k)``; with ``group``, program ``(s, j, k)`` with
+    ``s % group == group - 1`` waits for the ``group - 1`` programs before it (the two-level finish)."""
+    def waits_for(p):
+        s, block = p[0], p[1:]
+        if s == rsplit - 1:
+            return [(t, *block) for t in range(s)]
+        if group and s % group == group - 1:
+            return [(t, *block) for t in range(s - group + 1, s)]
+        return []
+
+    waiting = {p: set(waits_for(p)) for p in order}
+    waiters: dict[tuple, list] = {}
+    for p, deps in waiting.items():
+        for q in deps:
+            waiters.setdefault(q, []).append(p)
+    out: list[tuple[int, int, int]] = []
+
+    def run(p):
+        out.append(p)
+        for w in waiters.get(p, ()):
+            waiting[w].discard(p)
+            if not waiting[w]:
+                run(w)
+
     for p in order:
-        if p[0] == last:
-            moved.setdefault(after.get(p[1:], -1), []).append(p)
-    out = moved.get(-1, [])
-    for i, p in enumerate(peers):
-        out += [p, *moved.get(i, [])]
+        if not waits_for(p):
+            run(p)
     return out
 
 
@@ -270,6 +289,7 @@ class InterpretedKernel:
         self.fn, self.configs, self.triton_meta, self.inductor_meta = fn, configs, triton_meta, inductor_meta
         self.config = configs[0]
         self.finisher_last = False  # set from the source by _InterpretingCompiler
+        self.finisher_group = 0  # likewise: programs a group of a two-level flagged finish
 
     def run(self, *args, stream=None):
         names = [n for n, t in self.triton_meta["signature"].items() if t != "constexpr"]
@@ -278,7 +298,7 @@ class InterpretedKernel:
         numels = {"xnumel": 1, "ynumel": 1, "znumel": 1} | {k: v for k, v in named.items() if k.endswith("numel")}
         grid = triton_heuristics.GridExpr.from_meta(self.inductor_meta, self.config).eval_slow(numels)
         kwargs = dict(self.config.kwargs)
-        with _shuffled_program_order(grid, seed=len(args), finisher_last=self.finisher_last):
+        with _shuffled_program_order(grid, len(args), self.finisher_last, self.finisher_group):
             self.fn[grid](*args, **kwargs, num_warps=self.config.num_warps, num_stages=self.config.num_stages)
         if "sem_ptr" in named and bool(named["sem_ptr"].any()):
             raise AssertionError(f"{self.fn.__name__} left its semaphores non-zero: {named['sem_ptr'].tolist()}")

@@ -54,6 +54,8 @@ to stock.
 
 from __future__ import annotations
 
+import functools
+import re
 import textwrap
 
 import torch
@@ -70,6 +72,12 @@ FINISH_COMBINE = {"sum": "{} + {}", "max": "triton_helpers.maximum({}, {})", "mi
 # The flagged partials' finisher: the column block's last program in launch order (the interpreter's test harness
 # looks for this line, to run such a finisher after its peers).
 LAUNCH_ORDER_FINISHER = "rsplit_is_last = rsplit_id == RSPLIT - 1"
+# The two-level flagged finish: the last program of each group of `size` programs in launch order combines the
+# group's partials first, so the finisher combines ceil(RSPLIT / size) words a column instead of RSPLIT.
+GROUP_FINISHER = "rsplit_is_group_last = (rsplit_id % {size} == {size} - 1) | rsplit_is_last"
+_GROUP_FINISHER_SIZE = re.compile(re.escape(GROUP_FINISHER).replace(re.escape("{size}"), r"(\d+)"))
+# How the group's last program reduces its [XBLOCK, FINISH_CHUNK] chunk along dim 1 (as Inductor reduces the peers)
+FINISH_REDUCE = {"sum": "tl.sum({}, 1)", "max": "triton_helpers.max2({}, 1)", "min": "triton_helpers.min2({}, 1)"}
 
 
 class ReductionTransposeTritonKernel(TritonKernel):
@@ -86,10 +94,15 @@ class ReductionTransposeTritonKernel(TritonKernel):
     """
 
     def __init__(self, *args, last_block_finish: bool = False, ordinary_launch: bool = False,
-                 chunked_finish: bool = False, flagged_partials: bool = False, **kwargs):
+                 chunked_finish: bool = False, flagged_partials: bool = False, finish_group: int = 0,
+                 evict_first: bool = False, **kwargs):
         self.last_block_finish = last_block_finish
+        self.evict_first = evict_first
         self.chunked_finish = chunked_finish and last_block_finish
         self.flagged_partials = flagged_partials and self.chunked_finish
+        if finish_group % FINISH_CHUNK:
+            raise ValueError(f"finish_group={finish_group} is not a multiple of FINISH_CHUNK={FINISH_CHUNK}")
+        self.finish_group = finish_group
         self.ordinary_launch = ordinary_launch or last_block_finish
         self._finish_emitted = False
         self._flagged_combines = self._ticketed_combines = 0  # peers combines of each kind, in the one loop
@@ -202,37 +215,53 @@ class ReductionTransposeTritonKernel(TritonKernel):
 
     def _flagged_peer_combine(self, result_var, combine: str, default_val):
         """Flagged partials (module docstring): this program's fp32 partials, encoded as nonzero int32 words, go to
-        ``[RSPLIT, C]`` words of the semaphores buffer; the finisher spins on each chunk until no word is zero, combines
-        it, and zeroes it again.  Returns the ``[XBLOCK, FINISH_CHUNK]`` combined tile, as the ticketed version does."""
-        words = _torch_private.grow_semaphores(self, self.max_rsplit() * self.numels["x"])
+        ``[RSPLIT, C]`` words of the semaphores buffer.  With ``finish_group`` set and below ``RSPLIT`` the finish is
+        two-level: the last program of each group of ``finish_group`` (in launch order) combines its group's words into
+        one word of ``[groups, C]`` further on, and the finisher combines those; else the finisher combines the
+        ``RSPLIT`` words.  Each read spins on its chunk until no word is zero, and zeroes it again.  Returns the
+        ``[XBLOCK, FINISH_CHUNK]`` combined tile, as the ticketed version does."""
+        rsplit, size = self.max_rsplit(), self.finish_group
+        groups = -(-rsplit // size) if size and rsplit > size else 0
+        words = _torch_private.grow_semaphores(self, (rsplit + groups) * self.numels["x"])
         self._flagged_combines += 1
         ws, word, chunk = f"{result_var}_words", f"{result_var}_word", f"{result_var}_chunk"
-        peer_words = f"{result_var}_peer_words"  # not {word}: a loop-carried name keeps one shape
         default = _torch_private.constant_repr(default_val)
         store_mask, load_mask = ("", "") if self._has_constant_xmask() else (", xmask", " & xmask")
-        # NaN partials are made the canonical 0x7FFFFFFF first, so that no partial encodes to 0 (not yet stored)
         self.post_loop_combine.splice(
             f"""\
             {ws} = ({self.semaphores_name} + {self.index_to_str(words)}).to(tl.pointer_type(tl.int32))
-            {word} = tl.where({result_var} != {result_var}, 0x7FFFFFFF, {result_var}.to(tl.int32, bitcast=True)) + 1
+            {word} = {_encode(result_var)}
             tl.store({ws} + (rsplit_id * xnumel + xindex), {word}{store_mask})
             """,
             strip=True,
         )
         peers = _torch_private.peers_var(self, f"{result_var}_peers", torch.float32, ["XBLOCK", str(FINISH_CHUNK)])
+        read = functools.partial(_read_flagged_chunk, ws, chunk, f"{result_var}_peer_words", default, load_mask)
+        if groups:
+            group = f"{result_var}_group"
+            self.post_loop_store.splice(
+                f"""\
+                {GROUP_FINISHER.format(size=size)}  # the group's last program in launch order
+                if rsplit_is_group_last:
+                    {group} = tl.full([XBLOCK, {FINISH_CHUNK}], {default}, tl.float32)
+                    for rsplit_k in tl.range(rsplit_id // {size} * {size}, rsplit_id // {size} * {size} + {size}, {FINISH_CHUNK}):
+                        rsplit_ks = rsplit_k + tl.arange(0, {FINISH_CHUNK})[None, :]
+                        {read("rsplit_ks", "RSPLIT", indent=24)}
+                        {group} = {combine.format(group, chunk)}
+                    {group} = {FINISH_REDUCE[self._reduction_type].format(group)}[:, None]
+                    tl.store({ws} + ((RSPLIT + rsplit_id // {size}) * xnumel + xindex), {_encode(group)}{store_mask})
+                """,
+                strip=True,
+            )
+        rows, count = ("RSPLIT + rsplit_ks", groups) if groups else ("rsplit_ks", "RSPLIT")
         self.post_loop_store.splice(
             f"""\
             {peers} = tl.full([XBLOCK, {FINISH_CHUNK}], {default}, tl.float32)
             if rsplit_is_last:
-                for rsplit_k in tl.range(0, RSPLIT, {FINISH_CHUNK}):
+                for rsplit_k in tl.range(0, {count}, {FINISH_CHUNK}):
                     rsplit_ks = rsplit_k + tl.arange(0, {FINISH_CHUNK})[None, :]
-                    rsplit_kmask = (rsplit_ks < RSPLIT){load_mask}
-                    {peer_words} = tl.load({ws} + (rsplit_ks * xnumel + xindex), rsplit_kmask, other=1, volatile=True)
-                    while tl.min(({peer_words} != 0).to(tl.int32)) == 0:  # a peer's partials are not visible yet
-                        {peer_words} = tl.load({ws} + (rsplit_ks * xnumel + xindex), rsplit_kmask, other=1, volatile=True)
-                    {chunk} = tl.where(rsplit_kmask, ({peer_words} - 1).to(tl.float32, bitcast=True), {default})
+                    {read(rows, count)}
                     {peers} = {combine.format(peers, chunk)}
-                    tl.store({ws} + (rsplit_ks * xnumel + xindex), tl.zeros([XBLOCK, {FINISH_CHUNK}], tl.int32), rsplit_kmask)
             """,
             strip=True,
         )
@@ -242,7 +271,58 @@ class ReductionTransposeTritonKernel(TritonKernel):
         src = super().codegen_kernel(name)
         if self.ordinary_launch:
             src = _torch_private.drop_cooperative_launch(src)
+        if self.evict_first:
+            src = _evict_first_tile_loads(src)
         return src
+
+
+_TILE_INDEX = re.compile(r"\bx\d+\b.*\br0_\d+\b|\br0_\d+\b.*\bx\d+\b")
+
+
+def _evict_first_tile_loads(src: str) -> str:
+    """``src`` with ``eviction_policy='evict_first'`` added to each ``tl.load`` of a full-size tile (its index names
+    both an x and an r0 variable) that has no eviction policy: what Inductor gives such loads in a looped reduction,
+    and leaves out in a persistent one.  Broadcast loads (a per-column or per-row vector) are left alone."""
+    out, pos = [], 0
+    while (start := src.find("tl.load(", pos)) >= 0:
+        depth, end = 0, start + len("tl.load")
+        for end in range(end, len(src)):
+            depth += {"(": 1, ")": -1}.get(src[end], 0)
+            if depth == 0:
+                break
+        call = src[start:end]
+        if "eviction_policy" not in call and _TILE_INDEX.search(call.split(",")[0]):
+            call += ", eviction_policy='evict_first'"
+        out.append(src[pos:start] + call)
+        pos = end
+    return "".join(out) + src[pos:]
+
+
+def finish_group_of(source: str) -> int:
+    """Programs a group of the two-level flagged finish in a generated kernel's ``source`` (0: none)."""
+    m = _GROUP_FINISHER_SIZE.search(source)
+    return int(m.group(1)) if m else 0
+
+
+def _encode(value: str) -> str:
+    """Triton expression: the fp32 ``value`` as an int32 word that is never 0 (bits + 1, NaN made 0x7FFFFFFF first)."""
+    return f"tl.where({value} != {value}, 0x7FFFFFFF, {value}.to(tl.int32, bitcast=True)) + 1"
+
+
+def _read_flagged_chunk(ws: str, chunk: str, words: str, default: str, load_mask: str, rows: str, count,
+                        indent: int = 20) -> str:
+    """Triton lines: load the flagged words of partials rows ``rows`` (an ``[1, FINISH_CHUNK]`` index expression,
+    masked by ``rsplit_ks < count``) until none is 0, decode them into ``chunk`` and zero them again.  The loads are
+    ``volatile`` (past the L1), and ``words`` is not the store's name: a loop-carried name keeps one shape.  Lines
+    after the first are indented ``indent`` spaces, the column of the placeholder in the caller's template."""
+    at = f"{ws} + (({rows}) * xnumel + xindex)"
+    return textwrap.dedent(f"""\
+        rsplit_kmask = (rsplit_ks < {count}){load_mask}
+        {words} = tl.load({at}, rsplit_kmask, other=1, volatile=True)
+        while tl.min(({words} != 0).to(tl.int32)) == 0:  # a peer's partials are not visible yet
+            {words} = tl.load({at}, rsplit_kmask, other=1, volatile=True)
+        {chunk} = tl.where(rsplit_kmask, ({words} - 1).to(tl.float32, bitcast=True), {default})
+        tl.store({at}, tl.zeros([XBLOCK, {FINISH_CHUNK}], tl.int32), rsplit_kmask)""").strip().replace("\n", "\n" + " " * indent)
 
 
 class ReductionTransposeTritonScheduling(TritonScheduling):

@@ -127,6 +127,7 @@ SHRINK_FLOOR = 32  # a shrunk tile edge stays one warp's 32 lanes wide
 # copy SOL with two tiles a program in the corpus run (2026-11-30-h200-corpus.csv of package 7f6ba3da; 1.55-1.70x with
 # one, two or four in the oddcheck sweeps) against 1.34x with one wave (superseded/2026-11-30-h200-corpus-session6.csv).
 FEW_SPLITS = 2
+FINISH_GROUP = 16  # EXPERIMENT
 SCALAR_TILES_PER_PROGRAM = 2
 # One odd extent (half-scalar tile, 32 elements a thread) in a plain copy (no producer op, one reduction): one row
 # tile a program (then looped, with the ticket) ran bf16[8191, 4096] at 1.74x copy SOL against 1.98x for one wave,
@@ -148,9 +149,15 @@ class LaunchConfig:
     # Row tiles a program when RSPLIT came from them (0: one wave); not a kernel argument.  The kernel then takes the
     # chunked finish (codegen/triton.py), as it does whenever RSPLIT > MAX_RSPLIT.
     tiles_per_program: int = 0
+    # Programs a group of the two-level flagged finish (codegen/triton.py; 0 or >= RSPLIT: one level); not a kernel
+    # argument.
+    finish_group: int = 0
+    # EXPERIMENT: evict_first on the persistent kernel's full-size loads (as Inductor's looped kernel has them)
+    evict_first: bool = False
 
     def as_dict(self) -> dict[str, int]:
-        return {k: v for k, v in dataclasses.asdict(self).items() if k != "tiles_per_program"}
+        return {k: v for k, v in dataclasses.asdict(self).items()
+                if k not in ("tiles_per_program", "finish_group", "evict_first")}
 
     @property
     def chunked_finish(self) -> bool:
@@ -220,6 +227,8 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
         num_warps=override.get("num_warps", warps),
         num_stages=override.get("num_stages", 1),
         tiles_per_program=0 if "RSPLIT" in override else tiles_per_program,
+        finish_group=override.get("FINISH_GROUP", FINISH_GROUP),
+        evict_first=bool(override.get("EVICT_FIRST", 0)),
     )
 
 
