@@ -168,8 +168,9 @@ ODDCHECK_PLAN = {
 # launches lost 1-35 us to one wave on the aligned shapes, about 0.3-0.4 us per 16-row step of the finisher's loop
 # (sweeps/2026-11-30-h200-sweep-spin-persistent.csv).  Every single-reduction shape of the spin sweep but the GELU
 # ones, at the heuristic's launch (""), one row tile a program, and one row tile with evict_first on the tile loads
-# (the looped kernel has it, the persistent one does not; EXPERIMENT key).
-TREE_LAUNCHES = ["", "TILES_PER_PROGRAM=1", "TILES_PER_PROGRAM=1,EVICT_FIRST=1"]
+# (the looped kernel has it, the persistent one does not; the key EVICT_FIRST was an experiment of commit 20cdaa8,
+# removed since: slower on 20 of the 23 shapes).
+TREE_LAUNCHES = ["", "TILES_PER_PROGRAM=1"]
 TREE_MULTI_REDUCTION = ("F3-layernorm-backward", "F3-amax")
 # The tree plan's one-tile launches with groups of 16 lost 2-9% against the one-level finish on the shapes whose one
 # tile a program has RSPLIT 32-64 and many column blocks (a group's last program waits for the 15 before it, so one
@@ -181,6 +182,18 @@ GROUP_SHAPES = [
     ("F1-t", "fp32", 25229, 3067), ("F1-t", "bf16", 8191, 1021), ("F2-mul-add", "bf16", 8191, 1021),
     ("F1-t", "bf16", 32768, 14336), ("F5-bf16-cast", "fp32", 32768, 4096), ("F1-t", "bf16", 8192, 14336),
     ("F1-t", "bf16", 8192, 50257), ("F2-mul-add", "bf16", 8192, 11008), ("F1-t", "bf16", 4096, 30522),
+]
+# After groups of 64 (FINISH_GROUP): one row tile a program against one wave ("") where one wave splits the rows 3-44
+# ways (the rule's FEW_SPLITS is 2): the group sweep had f32[25216, 3072] 1.075x copy SOL against 1.088x and the
+# f32 -> bf16 cast [32768, 4096] 1.044x against 1.102x.  Corpus and main-job shapes with one reduction and no 1-byte
+# output or heavy producer, the two aligned copies of the spincheck plan, and a * b + 1 over bf16[8192, 4095].
+FEWSPLITS_LAUNCHES = ["", "TILES_PER_PROGRAM=1", "TILES_PER_PROGRAM=1,FINISH_GROUP=16"]
+FEWSPLITS_SHAPES = [
+    ("F5-bf16-cast", "fp32", 32768, 4096), ("F1-t", "fp32", 25216, 3072), ("F2-mul-add", "fp32", 25216, 3072),
+    ("F1-t", "bf16", 25216, 3072), ("F1-t", "bf16", 8192, 8192), ("F1-t", "bf16", 16384, 6144),
+    ("F2-mul-add", "bf16", 8192, 4095), ("F4-flatten", "fp16", 8192, 4096), ("F2-mul-add", "fp16", 4096, 3072),
+    ("F1-t", "bf16", 65536, 1024), ("F2-mul-add", "bf16", 65536, 1024), ("F1-t", "fp32", 3152, 3072),
+    ("F1-t", "fp32", 4096, 768),
 ]
 PROGRAMS_PER_SM = [4, 8, 16, 32]
 SMALL_PROGRAMS_PER_SM = [1, 2, 4, 8, 16]
@@ -273,10 +286,10 @@ def main(argv=None) -> None:
     parser.add_argument("--workers", type=int, default=12)
     parser.add_argument("--shapes", default="large",
                         choices=["large", "small", "f5", "two", "waves", "odd", "check", "tune", "midwide", "gate",
-                                 "onetile", "oddcheck", "spin", "spincheck", "tree", "group"],
+                                 "onetile", "oddcheck", "spin", "spincheck", "tree", "group", "fewsplits"],
                         help="SHAPES, SMALL_SHAPES, F5_SHAPES, TWO_REDUCTION_SHAPES, the cases of WAVES_FILE, "
                              "ODD_PLAN, CHECK_PLAN, TUNE_PLAN, MIDWIDE_PLAN, GATE_PLAN, the onetile plan, ODDCHECK_PLAN, the "
-                             "spin plan, SPINCHECK_PLAN, the tree plan or the group plan")
+                             "spin plan, SPINCHECK_PLAN, or the tree, group or fewsplits plan")
     args = parser.parse_args(argv)
     if args.shapes == "waves":
         plan = wave_launches()
@@ -290,6 +303,8 @@ def main(argv=None) -> None:
                 if shape[0] not in TREE_MULTI_REDUCTION and shape[0] != "F2-gelu-backward"}
     elif args.shapes == "group":
         plan = {shape: GROUP_LAUNCHES for shape in GROUP_SHAPES}
+    elif args.shapes == "fewsplits":
+        plan = {shape: FEWSPLITS_LAUNCHES for shape in FEWSPLITS_SHAPES}
     elif args.shapes == "odd":
         plan = {shape: ["", *odd_launches(shape)] for shape in ODD_PLAN}  # "": the heuristic's own launch
     elif args.shapes in ("check", "tune", "midwide", "gate", "oddcheck", "spincheck"):

@@ -108,7 +108,6 @@ class ReductionTransposeChoices(InductorChoices):
             # trip a chunk to each; the ticketed finish was the measured one for those (codegen/triton.py)
             flagged_partials=launch.chunked_finish and reductions == 1,
             finish_group=launch.finish_group,
-            evict_first=persistent and launch.evict_first,
         )
         return kwargs
 

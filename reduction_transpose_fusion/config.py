@@ -16,6 +16,7 @@ import re
 import torch._inductor.config as inductor_config
 
 from . import _torch_private
+from .codegen.triton import FINISH_CHUNK
 
 
 @dataclasses.dataclass(frozen=True)
@@ -60,7 +61,7 @@ ENTRIES = (
     ),
     # Expert override of the launch heuristic, e.g. "XBLOCK=64,R0_BLOCK=64,RSPLIT=16,num_warps=4,num_stages=1";
     # TILES_PER_PROGRAM=k sets RSPLIT to ceil(N / R0_BLOCK / k), capped by the 2% partials budget (RSPLIT, if also
-    # given, wins).
+    # given, wins); FINISH_GROUP=g (a multiple of 16) sets the programs a group of the two-level flagged finish.
     # Keys left out keep the heuristic's value.  Used by the tuning sweep and by tests of odd configurations.
     Entry(
         "reduction_transpose_fusion_launch_config",
@@ -70,8 +71,7 @@ ENTRIES = (
     ),
 )
 
-LAUNCH_KEYS = ("XBLOCK", "R0_BLOCK", "RSPLIT", "num_warps", "num_stages", "TILES_PER_PROGRAM", "FINISH_GROUP",
-               "EVICT_FIRST")
+LAUNCH_KEYS = ("XBLOCK", "R0_BLOCK", "RSPLIT", "num_warps", "num_stages", "TILES_PER_PROGRAM", "FINISH_GROUP")
 _LAUNCH_ITEM = re.compile(r"^\s*(\w+)\s*=\s*(\d+)\s*$")
 
 
@@ -111,8 +111,8 @@ def launch_override() -> dict[str, int]:
 
     Raises:
         ValueError: if the entry is not a string; on a malformed item, an unknown or repeated key, a non-positive
-            value, or a ``num_warps`` that is not a power of two up to 32 (Triton needs a power of two; CUDA allows
-            1024 threads a block).
+            value, a ``num_warps`` that is not a power of two up to 32 (Triton needs a power of two; CUDA allows
+            1024 threads a block), or a ``FINISH_GROUP`` that is not a multiple of 16 (``FINISH_CHUNK``).
     """
     text = inductor_config.reduction_transpose_fusion_launch_config
     if not isinstance(text, str):
@@ -130,4 +130,7 @@ def launch_override() -> dict[str, int]:
     if warps & (warps - 1) or warps > MAX_NUM_WARPS:
         raise ValueError(f"reduction_transpose_fusion_launch_config: num_warps={warps} is not a power of two "
                          f"from 1 to {MAX_NUM_WARPS}")
+    if out.get("FINISH_GROUP", 0) % FINISH_CHUNK:  # a group's finish reads FINISH_CHUNK partials rows a step
+        raise ValueError(f"reduction_transpose_fusion_launch_config: FINISH_GROUP={out['FINISH_GROUP']} is not a "
+                         f"multiple of {FINISH_CHUNK}")
     return out

@@ -95,9 +95,8 @@ class ReductionTransposeTritonKernel(TritonKernel):
 
     def __init__(self, *args, last_block_finish: bool = False, ordinary_launch: bool = False,
                  chunked_finish: bool = False, flagged_partials: bool = False, finish_group: int = 0,
-                 evict_first: bool = False, **kwargs):
+                 **kwargs):
         self.last_block_finish = last_block_finish
-        self.evict_first = evict_first
         self.chunked_finish = chunked_finish and last_block_finish
         self.flagged_partials = flagged_partials and self.chunked_finish
         if finish_group % FINISH_CHUNK:
@@ -271,31 +270,7 @@ class ReductionTransposeTritonKernel(TritonKernel):
         src = super().codegen_kernel(name)
         if self.ordinary_launch:
             src = _torch_private.drop_cooperative_launch(src)
-        if self.evict_first:
-            src = _evict_first_tile_loads(src)
         return src
-
-
-_TILE_INDEX = re.compile(r"\bx\d+\b.*\br0_\d+\b|\br0_\d+\b.*\bx\d+\b")
-
-
-def _evict_first_tile_loads(src: str) -> str:
-    """``src`` with ``eviction_policy='evict_first'`` added to each ``tl.load`` of a full-size tile (its index names
-    both an x and an r0 variable) that has no eviction policy: what Inductor gives such loads in a looped reduction,
-    and leaves out in a persistent one.  Broadcast loads (a per-column or per-row vector) are left alone."""
-    out, pos = [], 0
-    while (start := src.find("tl.load(", pos)) >= 0:
-        depth, end = 0, start + len("tl.load")
-        for end in range(end, len(src)):
-            depth += {"(": 1, ")": -1}.get(src[end], 0)
-            if depth == 0:
-                break
-        call = src[start:end]
-        if "eviction_policy" not in call and _TILE_INDEX.search(call.split(",")[0]):
-            call += ", eviction_policy='evict_first'"
-        out.append(src[pos:start] + call)
-        pos = end
-    return "".join(out) + src[pos:]
 
 
 def finish_group_of(source: str) -> int:

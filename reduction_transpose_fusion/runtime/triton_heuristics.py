@@ -16,8 +16,8 @@ Rules, each from the H200 sweep recorded in ``benchmarks/results/`` (see README,
   producer is heavy (:data:`SCALAR_ELEMENTS_PER_THREAD` and its neighbours).  Tiles shrink to the next power of two
   of C or N.
 * **RSPLIT**: one row tile a program (``RSPLIT = ceil(N / R0_BLOCK)`` within the partials budget) for a single
-  reduction with odd C and odd N or with few one-wave splits (:data:`FEW_SPLITS`, the wide path included), and for
-  a plain copy with one odd extent; :data:`SCALAR_TILES_PER_PROGRAM` for several reductions with odd C and N; none
+  reduction with odd C and odd N, with few one-wave splits (:data:`FEW_SPLITS`, the wide path included) or with a
+  full-size tensor of :data:`ONE_TILE_MIN_BYTES` or more, and for a plain copy with one odd extent; :data:`SCALAR_TILES_PER_PROGRAM` for several reductions with odd C and N; none
   of these with a heavy producer or a 1-byte tensor (e.g. an fp8 output);
   otherwise one wave of resident programs (:data:`COPY_PROGRAMS_PER_SM` or :data:`PROGRAMS_PER_SM` per SM,
   rounded down; 1 on the wide path, whose column blocks alone fill two waves), at most :data:`MAX_RSPLIT`, at most
@@ -127,7 +127,25 @@ SHRINK_FLOOR = 32  # a shrunk tile edge stays one warp's 32 lanes wide
 # copy SOL with two tiles a program in the corpus run (2026-11-30-h200-corpus.csv of package 7f6ba3da; 1.55-1.70x with
 # one, two or four in the oddcheck sweeps) against 1.34x with one wave (superseded/2026-11-30-h200-corpus-session6.csv).
 FEW_SPLITS = 2
-FINISH_GROUP = 16  # EXPERIMENT
+# Once the flagged finish was two-level (FINISH_GROUP below), one row tile a program beat one wave on large aligned
+# kernels too (sweeps/2026-11-30-h200-sweep-fewsplits.csv, one wave -> one tile, x copy SOL): f32 -> bf16 [32768,
+# 4096] 1.098 -> 1.039, a * b + 1 over f32[25216, 3072] 1.091 -> 1.040, f32[25216, 3072] 1.094 -> 1.077,
+# bf16[8192, 8192] 1.173 -> 1.142, bf16[16384, 6144] 1.153 -> 1.135, bf16[65536, 1024] 1.282 -> 1.134; a tie on
+# bf16[25216, 3072] (1.141 / 1.145) and a * b + 1 over bf16[65536, 1024] (1.149 / 1.146).  On kernels of 64 MiB tensors
+# or less one wave stayed faster: fp16[8192, 4096] flattened 1.128 / 1.156, a * b + 1 over fp16[4096, 3072] 1.043 /
+# 1.147, f32[3152, 3072] 1.035 / 1.061, f32[4096, 768] 1.035 / 1.092 (the finish's fixed tail weighs more on a short
+# kernel).  The threshold sits between the largest loss (64 MiB) and the smallest gain (128 MiB), in bytes of the
+# widest full-size tensor.  Not measured: a * b + 1 over bf16[8192, 4095] gained too (1.484 -> 1.401) at 64 MiB, with
+# one odd extent and one-wave RSPLIT 3, which the rule leaves on one wave.
+ONE_TILE_MIN_BYTES = 96 << 20
+# Programs a group of the two-level flagged finish (codegen/triton.py), so one tile a program with RSPLIT > 64 has a
+# finisher that reads ceil(RSPLIT / 64) words a column, not RSPLIT: in the H200 group sweep
+# (sweeps/2026-11-30-h200-sweep-group.csv; groups of 16, of 64, one level) groups of 64 were best or within 1% on 9 of
+# 12 one-tile shapes: f32[25216, 3072] 1.160 -> 1.075x copy SOL (16: 1.104), f32[25229, 3067] 1.565 -> 1.424 (1.417),
+# bf16[32768, 14336] 1.124 -> 1.109 (1.144), f32 -> bf16 [32768, 4096] 1.075 -> 1.044 (1.043); at RSPLIT 32-64 one
+# level, which 64 keeps, was 3-9% faster than groups of 16 (a group's last program waits for the programs before it,
+# holding its SM slot).  Groups of 16 were 2-4% faster on the two short (20-30 us) bf16[8191, 1021] kernels.
+FINISH_GROUP = 64
 SCALAR_TILES_PER_PROGRAM = 2
 # One odd extent (half-scalar tile, 32 elements a thread) in a plain copy (no producer op, one reduction): one row
 # tile a program (then looped, with the ticket) ran bf16[8191, 4096] at 1.74x copy SOL against 1.98x for one wave,
@@ -152,12 +170,10 @@ class LaunchConfig:
     # Programs a group of the two-level flagged finish (codegen/triton.py; 0 or >= RSPLIT: one level); not a kernel
     # argument.
     finish_group: int = 0
-    # EXPERIMENT: evict_first on the persistent kernel's full-size loads (as Inductor's looped kernel has them)
-    evict_first: bool = False
 
     def as_dict(self) -> dict[str, int]:
         return {k: v for k, v in dataclasses.asdict(self).items()
-                if k not in ("tiles_per_program", "finish_group", "evict_first")}
+                if k not in ("tiles_per_program", "finish_group")}
 
     @property
     def chunked_finish(self) -> bool:
@@ -213,7 +229,8 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
         if block & (block - 1):
             raise ValueError(f"{key}={block} is not a power of two")
     few_splits = wide or num_sms * programs_per_sm // -(-cols // xblock) <= FEW_SPLITS
-    default_tiles = _tiles_per_program(per_thread, heavy, copy, reductions, narrowest == 1, few_splits)
+    large = rows * cols * widest >= ONE_TILE_MIN_BYTES
+    default_tiles = _tiles_per_program(per_thread, heavy, copy, reductions, narrowest == 1, few_splits or large)
     tiles_per_program = override.get("TILES_PER_PROGRAM", default_tiles)
     if wide and not tiles_per_program:
         default_rsplit = 1
@@ -228,22 +245,22 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
         num_stages=override.get("num_stages", 1),
         tiles_per_program=0 if "RSPLIT" in override else tiles_per_program,
         finish_group=override.get("FINISH_GROUP", FINISH_GROUP),
-        evict_first=bool(override.get("EVICT_FIRST", 0)),
     )
 
 
 def _tiles_per_program(per_thread: int, heavy: bool, copy: bool, reductions: int, one_byte: bool,
-                       few_splits: bool) -> int:
+                       few_splits_or_large: bool) -> int:
     """Row tiles a program (0: one wave of looping programs).  One tile a program for a single reduction with scalar
-    tiles (odd C and N) or few one-wave splits, and for a plain copy with one odd extent; two for several reductions
-    with scalar tiles; one wave for a heavy producer, a 1-byte tensor (an fp8 output) and everything else."""
+    tiles (odd C and N), few one-wave splits or a large tensor, and for a plain copy with one odd extent; two for
+    several reductions with scalar tiles; one wave for a heavy producer, a 1-byte tensor (an fp8 output) and
+    everything else."""
     if heavy or one_byte:
         return 0
     if per_thread == SCALAR_ELEMENTS_PER_THREAD:
         return 1 if reductions == 1 else SCALAR_TILES_PER_PROGRAM
     if per_thread == HALF_SCALAR_ELEMENTS_PER_THREAD and copy:
         return HALF_SCALAR_COPY_TILES_PER_PROGRAM
-    return 1 if few_splits and reductions == 1 else 0
+    return 1 if few_splits_or_large and reductions == 1 else 0
 
 
 def _elements_per_thread(cols: int, rows: int, heavy: bool) -> int:

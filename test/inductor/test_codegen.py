@@ -14,7 +14,7 @@ import sys
 import pytest
 import torch
 
-from reduction_transpose_fusion.codegen.triton import LAUNCH_ORDER_FINISHER
+from reduction_transpose_fusion.codegen.triton import LAUNCH_ORDER_FINISHER, finish_group_of
 from reduction_transpose_fusion_testing import families, interpret
 from reduction_transpose_fusion_testing.stock_codegen import key, normalize
 
@@ -324,6 +324,47 @@ def test_flagged_partials_carry_nan_inf_and_negative_zero(special):
     assert torch.equal(total[3].isnan(), want[3].isnan()) and (want[3].isnan() or total[3] == want[3])
     keep = torch.arange(cols) != 3
     assert families.rel_err(total[keep], want[keep]) <= families.TOLERANCE[torch.float32]
+
+
+def transposed_and_amax(x):
+    return x.t().contiguous(), x.amax(0)
+
+
+def transposed_and_amin(x):
+    return x.t().contiguous(), x.amin(0)
+
+
+@pytest.mark.parametrize("fn,reduce", [(families.f1_t, "sum"), (transposed_and_amax, "amax"),
+                                       (transposed_and_amin, "amin")], ids=["sum", "amax", "amin"])
+@pytest.mark.parametrize("special", [float("nan"), float("inf"), float("-inf"), -0.0])
+def test_two_level_flagged_finish_is_correct(fn, reduce, special):
+    """Groups of 16 over RSPLIT 33 (odd C and N, one row tile a program): the last program of each group combines
+    its group's words into a group word (NaN, Inf and -0 re-encoded), the finisher combines the three group words.
+    The interpreter runs each group's last program after its group and the finisher after its column block, the
+    rest shuffled, and checks the semaphores buffer is zero again after the kernel."""
+    rows, cols = 2111, 33
+    x = torch.randn(rows, cols, generator=torch.Generator().manual_seed(7))
+    x[:, 3] = special
+    src = interpret.generate(fn, interpret.fake_inputs(((rows, cols), torch.float32)),
+                             **ON, reduction_transpose_fusion_launch_config="FINISH_GROUP=16")
+    (kernel,) = interpret.kernel_sources(src).values()
+    assert finish_group_of(kernel) == 16 and "'RSPLIT': 33," in kernel
+    assert "tl.range(0, 3, 16)" in kernel  # the finisher reads ceil(33 / 16) group words a column
+    t, out = interpret.run_on_cpu(src, [x])
+    assert torch.equal(families.bits(t), families.bits(x.t().contiguous()))
+    want = getattr(x.double(), reduce)(0)
+    assert torch.equal(out.isnan(), want.isnan())
+    assert torch.equal(families.bits(out[3]), families.bits(want[3].float())) or want[3].isnan()
+    keep = torch.arange(cols) != 3
+    assert families.rel_err(out[keep], want[keep]) <= families.TOLERANCE[torch.float32]
+
+
+def test_one_level_flagged_finish_up_to_one_group():
+    """With RSPLIT at most FINISH_GROUP (64) the flagged finish stays one level: the finisher reads the RSPLIT words."""
+    (kernel,) = interpret.kernel_sources(generate("F1-t", "bf16", 8192, 14336, **ON)).values()  # RSPLIT 64
+    assert LAUNCH_ORDER_FINISHER in kernel and finish_group_of(kernel) == 0
+    (kernel,) = interpret.kernel_sources(generate("F1-t", "bf16", 8320, 14336, **ON)).values()  # RSPLIT 65
+    assert finish_group_of(kernel) == 64 and "tl.range(0, 2, 16)" in kernel
 
 
 def barrier_then_fused(x, y):

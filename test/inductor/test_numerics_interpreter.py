@@ -74,3 +74,20 @@ def test_default_launch_heuristic_is_correct():
     g, h = (t.double() for t in inputs)
     assert torch.equal(fused[0], inputs[0].t().contiguous())
     assert families.rel_err(fused[1], (g * h).sum(0)) <= 1e-5 and families.rel_err(fused[2], g.sum(0)) <= 1e-5
+
+
+def test_interpreter_runs_each_finisher_after_the_programs_it_waits_for():
+    """The harness's order for a two-level flagged finish (groups of 16 over RSPLIT 37, three column blocks): each
+    group's last program after the 15 before it, each column block's finisher after the whole block, and every
+    program exactly once."""
+    import random
+
+    rsplit, group = 37, 16
+    order = [(s, j, 0) for s in range(rsplit) for j in range(3)]
+    random.Random(0).shuffle(order)
+    out = interpret._finishers_after_peers(order, rsplit, group)
+    assert sorted(out) == sorted(order)
+    at = {p: i for i, p in enumerate(out)}
+    for s, j, _ in out:
+        first = 0 if s == rsplit - 1 else s - group + 1 if s % group == group - 1 else s
+        assert all(at[(t, j, 0)] < at[(s, j, 0)] for t in range(first, s))

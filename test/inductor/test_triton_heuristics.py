@@ -35,10 +35,12 @@ def test_rsplit_bounds(cols, rows, itemsize):
         assert 1 <= cfg.RSPLIT <= -(-row_blocks // cfg.tiles_per_program)
     else:
         assert 1 <= cfg.RSPLIT <= min(th.MAX_RSPLIT, row_blocks)
-    # a plain copy takes one row tile a program with an odd extent or few one-wave splits, and never with 1-byte x
+    # a plain copy takes one row tile a program with an odd extent, few one-wave splits or a large x, and never with
+    # 1-byte x
     wide = cols >= th.WIDE_TILE_SCALE * H200_SMS * th.XBLOCK_BY_WIDEST[itemsize]
     few_splits = wide or th.COPY_PROGRAMS_PER_SM * H200_SMS // -(-cols // cfg.XBLOCK) <= th.FEW_SPLITS
-    assert cfg.tiles_per_program == (itemsize > 1 and bool(cols % 2 or rows % 2 or few_splits))
+    large = rows * cols * itemsize >= th.ONE_TILE_MIN_BYTES
+    assert cfg.tiles_per_program == (itemsize > 1 and bool(cols % 2 or rows % 2 or few_splits or large))
     # partials (4 B per column per split) stay under the budget (2% of x's bytes) whenever a split happens at all
     if cfg.RSPLIT > 1:
         assert 4 * cfg.RSPLIT * cols <= th.MAX_PARTIALS_FRACTION * rows * cols * itemsize
@@ -51,7 +53,7 @@ def test_rsplit_bounds(cols, rows, itemsize):
 def test_grid_is_one_wave_of_resident_programs(cols, ops, reductions, per_sm):
     """The waves sweep (sweeps/2026-11-29-h200-sweep-waves.csv): as many programs as fit at once, never a few more;
     4 per SM for a plain copy, 3 with a producer or a second reduction."""
-    cfg = th.launch_config(cols, 25216, 4, 4, H200_SMS, ops=ops, reductions=reductions)
+    cfg = th.launch_config(cols, 4096, 4, 4, H200_SMS, ops=ops, reductions=reductions)  # under ONE_TILE_MIN_BYTES
     col_blocks = -(-cols // cfg.XBLOCK)
     assert per_sm * H200_SMS - col_blocks < cfg.RSPLIT * col_blocks <= per_sm * H200_SMS
 
@@ -82,6 +84,23 @@ def test_one_row_tile_a_program_where_one_wave_would_split_the_rows_in_two_or_fe
     cfg = th.launch_config(cols, 8192, 2, 2, H200_SMS, ops=ops, reductions=reductions)
     assert cfg.tiles_per_program == tiles
     assert cfg.RSPLIT == (8192 // cfg.R0_BLOCK if tiles else cfg.RSPLIT)
+
+
+@pytest.mark.parametrize("cols,rows,narrowest,widest,ops,reductions,tiles", [
+    (8192, 8192, 2, 2, 0, 1, 1),  # bf16, 128 MiB, one-wave RSPLIT 4: 1.142x copy SOL against 1.173x
+    (1024, 65536, 2, 2, 0, 1, 1),  # bf16, 128 MiB, RSPLIT 33: 1.134x against 1.282x
+    (3072, 25216, 2, 4, 1, 1, 1),  # f32 -> bf16 cast, 296 MiB: 1.039x against 1.098x
+    (4096, 8192, 2, 2, 0, 1, 0),  # fp16, 64 MiB, RSPLIT 8: one wave (1.128x against 1.156x)
+    (3072, 25216, 4, 4, 1, 2, 0),  # two reductions keep one wave
+    (4096, 32768, 1, 2, 2, 1, 0),  # so does an fp8 output
+    (3072, 25216, 2, 2, 40, 1, 0),  # and a heavy producer
+])
+def test_one_row_tile_a_program_for_a_large_tensor(cols, rows, narrowest, widest, ops, reductions, tiles):
+    """The fewsplits sweep (sweeps/2026-11-30-h200-sweep-fewsplits.csv): with the two-level flagged finish one row
+    tile a program beat one wave on kernels whose widest full-size tensor is 128 MiB or more, and lost at 64 MiB."""
+    cfg = th.launch_config(cols, rows, narrowest, widest, H200_SMS, ops=ops, reductions=reductions)
+    assert cfg.tiles_per_program == tiles
+    assert cfg.finish_group == th.FINISH_GROUP
 
 
 def test_partials_budget_counts_the_input_bytes():
@@ -155,7 +174,9 @@ def test_an_fp8_output_keeps_one_wave_with_odd_c_and_odd_n():
 
 
 def test_one_odd_extent_with_a_producer_or_an_explicit_rsplit_keeps_one_wave():
-    assert not th.launch_config(4095, 8192, 2, 2, H200_SMS, ops=2).chunked_finish  # a * b + 1: one wave was best
+    # a * b + 1 over 64 MiB: one wave (one tile a program was best with the looped kernel; the persistent one gained
+    # 6% in one run, sweeps/2026-11-30-h200-sweep-fewsplits.csv, which the rule leaves alone)
+    assert not th.launch_config(4095, 8192, 2, 2, H200_SMS, ops=2).chunked_finish
     forced = th.launch_config(1021, 8191, 2, 2, H200_SMS, override={"RSPLIT": 7})
     assert forced.RSPLIT == 7 and not forced.chunked_finish
     assert th.launch_config(1021, 8191, 2, 2, H200_SMS, override={"RSPLIT": 100}).chunked_finish  # > MAX_RSPLIT
