@@ -195,6 +195,17 @@ FEWSPLITS_SHAPES = [
     ("F1-t", "bf16", 65536, 1024), ("F2-mul-add", "bf16", 65536, 1024), ("F1-t", "fp32", 3152, 3072),
     ("F1-t", "fp32", 4096, 768),
 ]
+# Several reductions (LayerNorm backward's two sums, amax beside a sum) with flagged partials again, now that their
+# finish is two-level: the spin sweep's one-level flagged finish for LayerNorm backward f32[25216, 768] ran at 1.59x
+# copy SOL against 1.17x with the ticket, its finisher reading 2 x 25 chunks one after the other.  One wave (""), one
+# row tile a program with the ticket, and with flagged partials (FLAG_SEVERAL, an EXPERIMENT key).
+SEVERAL_LAUNCHES = ["", "TILES_PER_PROGRAM=1", "TILES_PER_PROGRAM=1,FLAG_SEVERAL=1"]
+SEVERAL_SHAPES = [
+    ("F3-layernorm-backward", "fp32", 25216, 3072), ("F3-layernorm-backward", "fp32", 25216, 768),
+    ("F3-layernorm-backward", "fp32", 32768, 4096), ("F3-layernorm-backward", "bf16", 8192, 4096),
+    ("F3-layernorm-backward", "bf16", 65536, 1024), ("F3-layernorm-backward", "fp16", 8192, 768),
+    ("F3-layernorm-backward", "fp32", 4096, 3072), ("F3-amax", "fp16", 3152, 3072), ("F3-amax", "bf16", 1024, 4096),
+]
 PROGRAMS_PER_SM = [4, 8, 16, 32]
 SMALL_PROGRAMS_PER_SM = [1, 2, 4, 8, 16]
 NUM_SMS = 132
@@ -286,7 +297,7 @@ def main(argv=None) -> None:
     parser.add_argument("--workers", type=int, default=12)
     parser.add_argument("--shapes", default="large",
                         choices=["large", "small", "f5", "two", "waves", "odd", "check", "tune", "midwide", "gate",
-                                 "onetile", "oddcheck", "spin", "spincheck", "tree", "group", "fewsplits"],
+                                 "onetile", "oddcheck", "spin", "spincheck", "tree", "group", "fewsplits", "several"],
                         help="SHAPES, SMALL_SHAPES, F5_SHAPES, TWO_REDUCTION_SHAPES, the cases of WAVES_FILE, "
                              "ODD_PLAN, CHECK_PLAN, TUNE_PLAN, MIDWIDE_PLAN, GATE_PLAN, the onetile plan, ODDCHECK_PLAN, the "
                              "spin plan, SPINCHECK_PLAN, or the tree, group or fewsplits plan")
@@ -303,6 +314,8 @@ def main(argv=None) -> None:
                 if shape[0] not in TREE_MULTI_REDUCTION and shape[0] != "F2-gelu-backward"}
     elif args.shapes == "group":
         plan = {shape: GROUP_LAUNCHES for shape in GROUP_SHAPES}
+    elif args.shapes == "several":
+        plan = {shape: SEVERAL_LAUNCHES for shape in SEVERAL_SHAPES}
     elif args.shapes == "fewsplits":
         plan = {shape: FEWSPLITS_LAUNCHES for shape in FEWSPLITS_SHAPES}
     elif args.shapes == "odd":

@@ -106,7 +106,7 @@ class ReductionTransposeChoices(InductorChoices):
             chunked_finish=launch.chunked_finish,
             # several partials are combined one after the other by one finisher, so a spinning finish adds a round
             # trip a chunk to each; the ticketed finish was the measured one for those (codegen/triton.py)
-            flagged_partials=launch.chunked_finish and reductions == 1,
+            flagged_partials=launch.chunked_finish and (reductions == 1 or launch.flag_several),
             finish_group=launch.finish_group,
         )
         return kwargs
