@@ -104,9 +104,9 @@ class ReductionTransposeChoices(InductorChoices):
             last_block_finish=last_block,
             ordinary_launch=launch.RSPLIT == 1,  # no barrier to wait on (the last-program finish implies it too)
             chunked_finish=launch.chunked_finish,
-            # several partials are combined one after the other by one finisher, so a spinning finish adds a round
-            # trip a chunk to each; the ticketed finish was the measured one for those (codegen/triton.py)
-            flagged_partials=launch.chunked_finish and (reductions == 1 or launch.flag_several),
+            # several reductions keep the ticket: flagged partials were no faster for them, with the one-level finish
+            # or the two-level one (codegen/triton.py; sweeps/2026-11-30-h200-sweep-several.csv)
+            flagged_partials=launch.chunked_finish and reductions == 1,
             finish_group=launch.finish_group,
         )
         return kwargs

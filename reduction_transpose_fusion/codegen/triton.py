@@ -43,8 +43,9 @@ finisher waits for started before it, never waits itself, and so finishes.  A si
 word is seen whole or not at all, so a word that is not 0 holds the partial.  Kernels with several reductions keep
 the ticket: their finisher combines one reduction's partials after the other's, and with flagged words LayerNorm
 backward f32[25216, 768] ran at 1.59x copy SOL with one row tile a program against 1.17x with the ticket, and 1.36x
-against 1.17x with two (``sweeps/2026-11-30-h200-sweep-spin-looped.csv`` against ``-onetile.csv``; not profiled: the
-spin loop's volatile loads may serialize the finish).
+against 1.17x with two (``sweeps/2026-11-30-h200-sweep-spin-looped.csv`` against ``-onetile.csv``); with the
+two-level finish flagged partials were still no faster than the ticket on any of 9 two-reduction shapes
+(``sweeps/2026-11-30-h200-sweep-several.csv``).
 
 The sum order is fixed by the workspace index, not by arrival, so results are bitwise reproducible, and the only
 atomic is the ticket counter (none with flagged partials).  The launch is an ordinary one.  With the

@@ -170,12 +170,10 @@ class LaunchConfig:
     # Programs a group of the two-level flagged finish (codegen/triton.py; 0 or >= RSPLIT: one level); not a kernel
     # argument.
     finish_group: int = 0
-    # EXPERIMENT: flagged partials for several reductions too
-    flag_several: bool = False
 
     def as_dict(self) -> dict[str, int]:
         return {k: v for k, v in dataclasses.asdict(self).items()
-                if k not in ("tiles_per_program", "finish_group", "flag_several")}
+                if k not in ("tiles_per_program", "finish_group")}
 
     @property
     def chunked_finish(self) -> bool:
@@ -247,7 +245,6 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
         num_stages=override.get("num_stages", 1),
         tiles_per_program=0 if "RSPLIT" in override else tiles_per_program,
         finish_group=override.get("FINISH_GROUP", FINISH_GROUP),
-        flag_several=bool(override.get("FLAG_SEVERAL", 0)),
     )
 
 
