@@ -75,14 +75,16 @@ class ReductionTransposeChoices(InductorChoices):
         reductions = sum(1 for n in features.scheduler_nodes() if n.is_reduction())
         producer_ops = frozenset().union(*(s.producer_ops for s in sites))
         ops = _arithmetic_ops(features)
+        static_rows = bool(features.reduction_numel.is_number)
         launch = launch_config(cols, rows, narrowest, widest, num_sms, config.launch_override(), ops, reductions,
-                               producer_ops)
+                               producer_ops, static_rows)
         last_block = _single_loop(features)
         if launch.chunked_finish and not (last_block and _reduction_types(features) <= FINISH_COMBINE.keys()):
             log.info("%s: one-wave launch instead of %s: only the last-program finish combines partials in chunks, "
                      "and only those of sum, max and min", names, launch)
             one_wave = {**config.launch_override(), "TILES_PER_PROGRAM": 0}
-            launch = launch_config(cols, rows, narrowest, widest, num_sms, one_wave, ops, reductions, producer_ops)
+            launch = launch_config(cols, rows, narrowest, widest, num_sms, one_wave, ops, reductions, producer_ops,
+                                   static_rows)
             launch = dataclasses.replace(launch, RSPLIT=min(launch.RSPLIT, MAX_RSPLIT))
         if not last_block:
             launch = _co_resident(launch, cols, num_sms)
@@ -95,7 +97,7 @@ class ReductionTransposeChoices(InductorChoices):
         # One row tile a program is Inductor's persistent cooperative reduction: no loop, so no [XBLOCK, R0_BLOCK]
         # accumulator (the kernel computes R0_BLOCK from RSPLIT, which is ceil(N / R0_BLOCK) here, and takes no
         # R0_BLOCK argument).  That R0_BLOCK is a constexpr, so N must be static.
-        persistent = launch.tiles_per_program == 1 and last_block and features.reduction_numel.is_number
+        persistent = launch.tiles_per_program == 1 and last_block and static_rows
         fixed = {k: v for k, v in launch.as_dict().items() if not (persistent and k == "R0_BLOCK")}
         kwargs.update(
             override_cooperative_reduction=True,

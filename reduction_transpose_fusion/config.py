@@ -72,7 +72,7 @@ ENTRIES = (
 )
 
 LAUNCH_KEYS = ("XBLOCK", "R0_BLOCK", "RSPLIT", "num_warps", "num_stages", "TILES_PER_PROGRAM", "FINISH_GROUP")
-_LAUNCH_ITEM = re.compile(r"^\s*(\w+)\s*=\s*(\d+)\s*$")
+_LAUNCH_ITEM = re.compile(r"^\s*(\w+)\s*=\s*(\d+)\s*$", re.ASCII)
 
 
 def register() -> None:

@@ -106,6 +106,7 @@ class ReductionTransposeTritonKernel(TritonKernel):
         self.ordinary_launch = ordinary_launch or last_block_finish
         self._finish_emitted = False
         self._flagged_combines = self._ticketed_combines = 0  # peers combines of each kind, in the one loop
+        self._stock_combines = 0  # those of them that are Inductor's own (its peers load reads rsplit_mask)
         super().__init__(*args, **kwargs)
         if self.ordinary_launch and not self.cooperative_reduction:
             raise ValueError("last_block_finish and ordinary_launch need override_cooperative_reduction=True")
@@ -120,8 +121,9 @@ class ReductionTransposeTritonKernel(TritonKernel):
     def init_cooperative_reduction_mask(self):
         if not self.last_block_finish:
             return super().init_cooperative_reduction_mask()
-        # rsplit_mask is defined after the ticket, since it includes rsplit_is_last
-        self.body.writeline("rsplit_arange = tl.arange(0, RSPLIT_NEXT_POWER_OF_2)[None, :]")
+        # rsplit_arange and rsplit_mask come with the ticket (_ticket_code), and only for Inductor's own peers load:
+        # the [XBLOCK, RSPLIT] mask of a one-tile launch with thousands of programs a column block would exceed
+        # Triton's 2**20 elements a tensor (found by the fresh-user review, 2026-11-30)
 
     def guard_cooperative_store(self, name, buffer):
         if not self.last_block_finish:
@@ -146,12 +148,15 @@ class ReductionTransposeTritonKernel(TritonKernel):
     def _ticket_code(self) -> str:
         sem = f"{self.semaphores_name} + tl.program_id(1)"
         xmask = "" if self._has_constant_xmask() else " & xmask"
+        arange = "tl.arange(0, RSPLIT_NEXT_POWER_OF_2)" + ("" if self.no_x_dim else "[None, :]")
+        mask = f"""
+                rsplit_arange = {arange}
+                rsplit_mask = (rsplit_arange < RSPLIT) & rsplit_is_last{xmask}""" if self._stock_combines else ""
         if self._flagged_combines and not self._ticketed_combines:
             return textwrap.dedent(
                 f"""\
                 if HAS_RSPLIT:
                     {LAUNCH_ORDER_FINISHER}  # the column block's last program in launch order
-                    rsplit_mask = (rsplit_arange < RSPLIT) & rsplit_is_last{xmask}
                 else:
                     rsplit_is_last = True
                 """
@@ -164,8 +169,7 @@ class ReductionTransposeTritonKernel(TritonKernel):
                 rsplit_is_last = rsplit_ticket == RSPLIT - 1
                 if rsplit_is_last:
                     tl.atomic_xchg({sem}, 0, sem="relaxed")  # leave the semaphore zeroed
-                tl.debug_barrier()  # the other threads read the partials after the acquire
-                rsplit_mask = (rsplit_arange < RSPLIT) & rsplit_is_last{xmask}
+                tl.debug_barrier()  # the other threads read the partials after the acquire{mask}
             else:
                 rsplit_is_last = True
             """
@@ -182,6 +186,7 @@ class ReductionTransposeTritonKernel(TritonKernel):
         combine = FINISH_COMBINE.get(getattr(self, "_reduction_type", None))
         if not self.chunked_finish or combine is None or self.no_x_dim:
             self._ticketed_combines += 1
+            self._stock_combines += 1
             return super().codegen_cooperative_reduction_peer_combine(result_var, dtype, default_val)
         if self.flagged_partials and dtype == torch.float32:
             return self._flagged_peer_combine(result_var, combine, default_val)

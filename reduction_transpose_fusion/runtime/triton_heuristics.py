@@ -17,8 +17,9 @@ Rules, each from the H200 sweep recorded in ``benchmarks/results/`` (see README,
   of C or N.
 * **RSPLIT**: one row tile a program (``RSPLIT = ceil(N / R0_BLOCK)`` within the partials budget) for a single
   reduction with odd C and odd N, with few one-wave splits (:data:`FEW_SPLITS`, the wide path included) or with a
-  full-size tensor of :data:`ONE_TILE_MIN_BYTES` or more, and for a plain copy with one odd extent; :data:`SCALAR_TILES_PER_PROGRAM` for several reductions with odd C and N; none
-  of these with a heavy producer or a 1-byte tensor (e.g. an fp8 output);
+  full-size tensor of :data:`ONE_TILE_MIN_BYTES` or more (static N, at most :data:`MAX_ONE_TILE_RSPLIT` row tiles),
+  and for a plain copy with one odd extent; :data:`SCALAR_TILES_PER_PROGRAM` for several reductions with odd C and
+  N; none of these with a heavy producer or a 1-byte tensor (e.g. an fp8 output);
   otherwise one wave of resident programs (:data:`COPY_PROGRAMS_PER_SM` or :data:`PROGRAMS_PER_SM` per SM,
   rounded down; 1 on the wide path, whose column blocks alone fill two waves), at most :data:`MAX_RSPLIT`, at most
   one program per ``R0_BLOCK`` rows, and few enough
@@ -135,8 +136,8 @@ FEW_SPLITS = 2
 # or less one wave stayed faster: fp16[8192, 4096] flattened 1.128 / 1.156, a * b + 1 over fp16[4096, 3072] 1.043 /
 # 1.147, f32[3152, 3072] 1.035 / 1.061, f32[4096, 768] 1.035 / 1.092 (the finish's fixed tail weighs more on a short
 # kernel).  The threshold sits between the largest loss (64 MiB) and the smallest gain (128 MiB), in bytes of the
-# widest full-size tensor.  Not measured: a * b + 1 over bf16[8192, 4095] gained too (1.484 -> 1.401) at 64 MiB, with
-# one odd extent and one-wave RSPLIT 3, which the rule leaves on one wave.
+# widest full-size tensor.  Left alone: a * b + 1 over bf16[8192, 4095] (64 MiB, one odd extent, one-wave RSPLIT 3)
+# gained too in this one run (1.484 -> 1.401); the rule leaves it on one wave.
 ONE_TILE_MIN_BYTES = 96 << 20
 # Programs a group of the two-level flagged finish (codegen/triton.py), so one tile a program with RSPLIT > 64 has a
 # finisher that reads ceil(RSPLIT / 64) words a column, not RSPLIT: in the H200 group sweep
@@ -146,6 +147,12 @@ ONE_TILE_MIN_BYTES = 96 << 20
 # level, which 64 keeps, was 3-9% faster than groups of 16 (a group's last program waits for the programs before it,
 # holding its SM slot).  Groups of 16 were 2-4% faster on the two short (20-30 us) bf16[8191, 1021] kernels.
 FINISH_GROUP = 64
+# The large-tensor rule holds only while one tile a program leaves at most FINISH_GROUP ** 2 programs a column block,
+# so that the two-level finish reads at most FINISH_GROUP words a column at each level (measured up to RSPLIT 512; a
+# tall, narrow tensor such as f32[12582912, 2] would give RSPLIT 196608 and a finisher reading 3072 group words), and
+# only with a static N: a dynamic N gets the looped one-tile kernel (133-175 registers against 63-66; not measured),
+# so it keeps one wave (fresh-user review, 2026-11-30).
+MAX_ONE_TILE_RSPLIT = FINISH_GROUP * FINISH_GROUP
 SCALAR_TILES_PER_PROGRAM = 2
 # One odd extent (half-scalar tile, 32 elements a thread) in a plain copy (no producer op, one reduction): one row
 # tile a program (then looped, with the ticket) ran bf16[8191, 4096] at 1.74x copy SOL against 1.98x for one wave,
@@ -183,7 +190,7 @@ class LaunchConfig:
 
 def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: int,
                   override: dict[str, int] | None = None, ops: int = 0, reductions: int = 1,
-                  producer_ops: frozenset[str] = frozenset()) -> LaunchConfig:
+                  producer_ops: frozenset[str] = frozenset(), static_rows: bool = True) -> LaunchConfig:
     """Choose the launch for a fused kernel over ``x [rows, cols]``.
 
     Args:
@@ -196,6 +203,8 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
         ops: arithmetic ops per element in the kernel's loop (loads, stores and constants not counted).
         reductions: reductions the kernel computes (F3: two).
         producer_ops: names of the ATen ops between ``x`` and the fused outputs (``Site.producer_ops``).
+        static_rows: whether N is a number (not symbolic); one row tile a program is then the persistent kernel, the
+            only one-tile kernel the large-tensor rule was measured with.
 
     Raises:
         ValueError: if a size is not positive, or an override block is not a power of two.
@@ -229,7 +238,8 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
         if block & (block - 1):
             raise ValueError(f"{key}={block} is not a power of two")
     few_splits = wide or num_sms * programs_per_sm // -(-cols // xblock) <= FEW_SPLITS
-    large = rows * cols * widest >= ONE_TILE_MIN_BYTES
+    large = (static_rows and rows * cols * widest >= ONE_TILE_MIN_BYTES
+             and -(-rows // rblock) <= MAX_ONE_TILE_RSPLIT)
     default_tiles = _tiles_per_program(per_thread, heavy, copy, reductions, narrowest == 1, few_splits or large)
     tiles_per_program = override.get("TILES_PER_PROGRAM", default_tiles)
     if wide and not tiles_per_program:

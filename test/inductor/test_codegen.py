@@ -205,6 +205,23 @@ def test_heavy_tiles_fit_four_programs_per_sm_and_scalar_tiles_do_not_spill():
     assert [many_waves[f"{n}/{d}/{r}x{c}"] for n, d, r, c in FOUR_PER_SM] == [True, True, False, False, False]
 
 
+def test_thousands_of_programs_a_column_block_compile_for_sm90():
+    """f32[2100001, 33] (odd C and N: one row tile a program, RSPLIT 32813) and LayerNorm backward over f32[4200001, 33]
+    (two tiles a program, the ticket): the last-program finish must not build an [XBLOCK, RSPLIT] mask, which Triton
+    refuses past 2**20 elements (found by the fresh-user review, 2026-11-30: a compile error, not a fallback)."""
+    kernels = {}
+    for label, fn, rows in (("sum", families.f1_t, 2100001), ("layernorm", families.f3_layernorm_backward, 4200001)):
+        specs = [((rows, 33), torch.float32)] * (2 if label == "layernorm" else 1)
+        (name, src), = interpret.kernel_sources(interpret.generate(fn, interpret.fake_inputs(*specs), **ON)).items()
+        assert eval(re.search(r"config=(\{.*?\})", src).group(1))["RSPLIT"] > 16384 and "rsplit_mask" not in src
+        kernels[label] = [name, src]
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    proc = subprocess.run([sys.executable, "-m", "reduction_transpose_fusion_testing.compile_cubins"],
+                          input=json.dumps(kernels), capture_output=True, text=True, env=env, timeout=1800)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    assert all(usage["spill_bytes"] == 0 for usage in json.loads(proc.stdout).values())
+
+
 def reads_its_own_sum(x):
     s = x.sum(0)
     return x.t().contiguous(), s, x * s  # x * s needs the finished sum inside a second loop over x

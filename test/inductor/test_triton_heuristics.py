@@ -39,7 +39,7 @@ def test_rsplit_bounds(cols, rows, itemsize):
     # 1-byte x
     wide = cols >= th.WIDE_TILE_SCALE * H200_SMS * th.XBLOCK_BY_WIDEST[itemsize]
     few_splits = wide or th.COPY_PROGRAMS_PER_SM * H200_SMS // -(-cols // cfg.XBLOCK) <= th.FEW_SPLITS
-    large = rows * cols * itemsize >= th.ONE_TILE_MIN_BYTES
+    large = rows * cols * itemsize >= th.ONE_TILE_MIN_BYTES and -(-rows // cfg.R0_BLOCK) <= th.MAX_ONE_TILE_RSPLIT
     assert cfg.tiles_per_program == (itemsize > 1 and bool(cols % 2 or rows % 2 or few_splits or large))
     # partials (4 B per column per split) stay under the budget (2% of x's bytes) whenever a split happens at all
     if cfg.RSPLIT > 1:
@@ -101,6 +101,18 @@ def test_one_row_tile_a_program_for_a_large_tensor(cols, rows, narrowest, widest
     cfg = th.launch_config(cols, rows, narrowest, widest, H200_SMS, ops=ops, reductions=reductions)
     assert cfg.tiles_per_program == tiles
     assert cfg.finish_group == th.FINISH_GROUP
+
+
+def test_the_large_tensor_rule_needs_a_static_n_and_at_most_4096_row_tiles():
+    """A dynamic N would get the looped one-tile kernel, which the rule was not measured with; a tall, narrow tensor
+    (f32[12582912, 2], 96 MiB) would get RSPLIT 196608 and a finisher reading 3072 group words."""
+    assert th.launch_config(8192, 8192, 2, 2, H200_SMS).tiles_per_program == 1
+    assert th.launch_config(8192, 8192, 2, 2, H200_SMS, static_rows=False).tiles_per_program == 0
+    assert th.MAX_ONE_TILE_RSPLIT == th.FINISH_GROUP ** 2
+    tall = th.launch_config(2, 12582912, 4, 4, H200_SMS)
+    assert tall.tiles_per_program == 0 and tall.RSPLIT <= th.MAX_RSPLIT
+    assert th.launch_config(1024, 4096 * 128, 2, 2, H200_SMS).tiles_per_program == 1  # 4096 row tiles of 128
+    assert th.launch_config(1024, 4097 * 128, 2, 2, H200_SMS).tiles_per_program == 0
 
 
 def test_partials_budget_counts_the_input_bytes():
