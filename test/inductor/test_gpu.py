@@ -26,6 +26,10 @@ REAL = [(name, 25218 if name.startswith("F4") else 25217, 3071)
 # many column blocks (one wave would split the rows in two or fewer): one row tile a program, the persistent kernel
 # with flagged partials and the launch-order finisher, on the wide path (30522) and off it (14336)
 WIDE = [("F1-t", 4096, 30522), ("F2-mul-add", 8192, 14336)]
+# tall tensors: odd C and N with tens of thousands of programs a column block (the two-level finish; the finish must
+# not build an [XBLOCK, RSPLIT] mask, which Triton refuses past 2**20 elements), and a tall, narrow one that the
+# large-tensor rule leaves on one wave (more than 4096 row tiles)
+TALL = [("F1-t", 2100001, 33), ("F3-layernorm-backward", 4200001, 33), ("F1-t", 12582912, 2)]
 
 
 
@@ -40,7 +44,8 @@ def compile_and_run(fn, inputs, options):
 
 
 @pytest.mark.parametrize("dtype", families.DTYPES.values(), ids=families.DTYPES.keys())
-@pytest.mark.parametrize("name,rows,cols", ODD + REAL + WIDE, ids=[f"{n}-{r}x{c}" for n, r, c in ODD + REAL + WIDE])
+@pytest.mark.parametrize("name,rows,cols", ODD + REAL + WIDE + TALL,
+                         ids=[f"{n}-{r}x{c}" for n, r, c in ODD + REAL + WIDE + TALL])
 def test_family_on_gpu(name, dtype, rows, cols):
     case = families.CASES[name]
     inputs = case.inputs(rows, cols, dtype, device="cuda", seed=rows + cols)
