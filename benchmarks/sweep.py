@@ -199,7 +199,7 @@ FEWSPLITS_SHAPES = [
 # finish is two-level: the spin sweep's one-level flagged finish for LayerNorm backward f32[25216, 768] ran at 1.59x
 # copy SOL against 1.17x with the ticket, its finisher reading 2 x 25 chunks one after the other.  One wave (""), one
 # row tile a program with the ticket, and with flagged partials (the key FLAG_SEVERAL was an experiment of commit
-# the results came with, removed since: flagged was no faster than the ticket on any of the 9 shapes).
+# 04cfbce, which the results came with, removed since: flagged was no faster than the ticket on any of the 9 shapes).
 SEVERAL_LAUNCHES = ["", "TILES_PER_PROGRAM=1"]
 SEVERAL_SHAPES = [
     ("F3-layernorm-backward", "fp32", 25216, 3072), ("F3-layernorm-backward", "fp32", 25216, 768),
@@ -301,7 +301,7 @@ def main(argv=None) -> None:
                                  "onetile", "oddcheck", "spin", "spincheck", "tree", "group", "fewsplits", "several"],
                         help="SHAPES, SMALL_SHAPES, F5_SHAPES, TWO_REDUCTION_SHAPES, the cases of WAVES_FILE, "
                              "ODD_PLAN, CHECK_PLAN, TUNE_PLAN, MIDWIDE_PLAN, GATE_PLAN, the onetile plan, ODDCHECK_PLAN, the "
-                             "spin plan, SPINCHECK_PLAN, or the tree, group or fewsplits plan")
+                             "spin plan, SPINCHECK_PLAN, or the tree, group, fewsplits or several plan")
     args = parser.parse_args(argv)
     if args.shapes == "waves":
         plan = wave_launches()
