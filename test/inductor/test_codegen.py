@@ -5,6 +5,7 @@ Kernel counts here test structure, not speed; the H200 numbers are in benchmarks
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import re
@@ -34,6 +35,21 @@ def kernel_launches(module_source: str) -> list[tuple[str, list[str]]]:
     """(kernel name, argument names) of each kernel launch in the wrapper's call()."""
     return [(m.group(1), [a.strip() for a in m.group(2).split(",")])
             for m in re.finditer(r"^\s*(\w+)\.run\((.*?)(?:, stream=\w+)?\)$", module_source, re.M)]
+
+
+def fixed_launch(kernel_source: str) -> dict[str, int]:
+    """The launch a fused kernel's ``fixed_config`` decorator holds (``XBLOCK``, ``RSPLIT``, ``num_warps``, ...)."""
+    return ast.literal_eval(re.search(r"config=(\{.*?\})", kernel_source).group(1))
+
+
+def compile_for_sm90(kernels: dict[str, list[str]]) -> dict[str, dict]:
+    """``reduction_transpose_fusion_testing.compile_cubins``'s report for ``{label: [kernel name, source]}``, from a
+    process without ``TRITON_INTERPRET`` (ptxas for sm_90a, no GPU)."""
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    proc = subprocess.run([sys.executable, "-m", "reduction_transpose_fusion_testing.compile_cubins"],
+                          input=json.dumps(kernels), capture_output=True, text=True, env=env, timeout=1800)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    return json.loads(proc.stdout)
 
 
 @pytest.fixture(scope="session")
@@ -157,11 +173,7 @@ def test_fused_kernels_compile_to_sm90a_without_spills():
     for name, dtype in CASES:
         (kernel, src), = interpret.kernel_sources(generate(name, dtype, **ON)).items()
         kernels[f"{name}/{dtype}"] = [kernel, src]
-    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
-    proc = subprocess.run([sys.executable, "-m", "reduction_transpose_fusion_testing.compile_cubins"],
-                          input=json.dumps(kernels), capture_output=True, text=True, env=env, timeout=1800)
-    assert proc.returncode == 0, proc.stderr[-4000:]
-    report = json.loads(proc.stdout)
+    report = compile_for_sm90(kernels)
     assert set(report) == set(kernels)
     for name, usage in report.items():
         assert usage["target"] == "sm_90a", (name, usage)
@@ -191,13 +203,9 @@ def test_heavy_tiles_fit_four_programs_per_sm_and_scalar_tiles_do_not_spill():
         label = f"{name}/{dtype}/{rows}x{cols}"
         kernels[label] = [kernel, src]
         warps[label] = int(re.search(r"'num_warps': (\d+)", src).group(1))
-        launch = eval(re.search(r"config=(\{.*?\})", src).group(1))
+        launch = fixed_launch(src)
         many_waves[label] = launch["RSPLIT"] * -(-cols // launch["XBLOCK"]) > 4 * 132  # odd C and N: 2 tiles each
-    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
-    proc = subprocess.run([sys.executable, "-m", "reduction_transpose_fusion_testing.compile_cubins"],
-                          input=json.dumps(kernels), capture_output=True, text=True, env=env, timeout=1800)
-    assert proc.returncode == 0, proc.stderr[-4000:]
-    for label, usage in json.loads(proc.stdout).items():
+    for label, usage in compile_for_sm90(kernels).items():
         allocated = -(-usage["registers"] // 8) * 8
         assert usage["spill_bytes"] == 0, (label, usage)
         if not many_waves[label]:  # one wave: 4 programs of each SM resident at once
@@ -213,13 +221,9 @@ def test_thousands_of_programs_a_column_block_compile_for_sm90():
     for label, fn, rows in (("sum", families.f1_t, 2100001), ("layernorm", families.f3_layernorm_backward, 4200001)):
         specs = [((rows, 33), torch.float32)] * (2 if label == "layernorm" else 1)
         (name, src), = interpret.kernel_sources(interpret.generate(fn, interpret.fake_inputs(*specs), **ON)).items()
-        assert eval(re.search(r"config=(\{.*?\})", src).group(1))["RSPLIT"] > 16384 and "rsplit_mask" not in src
+        assert fixed_launch(src)["RSPLIT"] > 16384 and "rsplit_mask" not in src
         kernels[label] = [name, src]
-    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
-    proc = subprocess.run([sys.executable, "-m", "reduction_transpose_fusion_testing.compile_cubins"],
-                          input=json.dumps(kernels), capture_output=True, text=True, env=env, timeout=1800)
-    assert proc.returncode == 0, proc.stderr[-4000:]
-    assert all(usage["spill_bytes"] == 0 for usage in json.loads(proc.stdout).values())
+    assert all(usage["spill_bytes"] == 0 for usage in compile_for_sm90(kernels).values())
 
 
 def reads_its_own_sum(x):
@@ -231,7 +235,7 @@ def test_a_reduction_read_in_a_later_loop_keeps_the_grid_barrier_on_a_resident_g
     src = interpret.generate(reads_its_own_sum, interpret.fake_inputs(((ROWS, COLS), torch.float32)), **ON)
     (kernel,) = interpret.kernel_sources(src).values()
     assert "x_grid_barrier" in kernel and "'launch_cooperative_grid': True" in kernel
-    launch = eval(re.search(r"config=(\{.*?\})", kernel).group(1))
+    launch = fixed_launch(kernel)
     programs = launch["RSPLIT"] * -(-COLS // launch["XBLOCK"])
     assert launch["RSPLIT"] > 1 and programs <= 132  # one program per SM is always co-resident
 
@@ -243,7 +247,7 @@ def test_a_grid_barrier_kernel_whose_column_blocks_fill_the_gpu_is_launched_as_a
     x = torch.randn(rows, cols, generator=torch.Generator().manual_seed(1))
     src = interpret.generate(reads_its_own_sum, interpret.fake_inputs(((rows, cols), torch.float32)), **ON)
     (kernel,) = interpret.kernel_sources(src).values()
-    launch = eval(re.search(r"config=(\{.*?\})", kernel).group(1))
+    launch = fixed_launch(kernel)
     assert launch["RSPLIT"] == 1 and -(-cols // launch["XBLOCK"]) > 132
     assert "'launch_cooperative_grid': False" in kernel and "x_grid_barrier" in kernel
     out = interpret.run_on_cpu(src, [x])
@@ -287,7 +291,7 @@ def test_a_grid_barrier_kernel_with_odd_c_and_n_keeps_the_one_wave_rsplit():
     one-wave RSPLIT (<= 64), capped at one program per SM over the column blocks."""
     src = interpret.generate(reads_its_sum_later, interpret.fake_inputs(((16383, 31), torch.float32)), **ON)
     (kernel,) = interpret.kernel_sources(src).values()
-    launch = eval(re.search(r"config=(\{.*?\})", kernel).group(1))
+    launch = fixed_launch(kernel)
     assert "x_grid_barrier" in kernel and "rsplit_ks" not in kernel and launch["RSPLIT"] == 64
 
 
@@ -296,7 +300,7 @@ def test_one_row_tile_a_program_is_a_persistent_kernel_without_a_ticket():
     ``[XBLOCK, R0_BLOCK]`` accumulator, no R0_BLOCK argument; the partials are flagged words in the semaphores
     buffer (no workspace), the finisher is the last program in launch order, and no atomic is left."""
     (kernel,) = interpret.kernel_sources(generate("F1-t", "bf16", 8192, 14336, **ON)).values()
-    launch = eval(re.search(r"config=(\{.*?\})", kernel).group(1))
+    launch = fixed_launch(kernel)
     assert "R0_BLOCK" not in launch and launch["RSPLIT"] == 8192 // 128
     assert "for r0_offset" not in kernel and "R0_BLOCK : tl.constexpr" not in kernel
     body = kernel[kernel.index("@triton.jit"):]
@@ -326,23 +330,6 @@ def test_several_reductions_with_row_tiles_keep_the_ticket():
     assert families.rel_err(out[1], x.double().sum(0)) <= families.TOLERANCE[torch.float32]
 
 
-@pytest.mark.parametrize("special", [float("nan"), float("inf"), float("-inf"), -0.0])
-def test_flagged_partials_carry_nan_inf_and_negative_zero(special):
-    """A partial's word is its fp32 bits + 1 (NaN made canonical first), never 0: column 3 holds the special value in
-    every row, so every program's partial of it is that value; the other columns sum as usual."""
-    rows, cols = 2111, 33  # odd C and N: one row tile a program, the flagged finish
-    x = torch.randn(rows, cols, generator=torch.Generator().manual_seed(6))
-    x[:, 3] = special
-    src = interpret.generate(families.f1_t, interpret.fake_inputs(((rows, cols), torch.float32)), **ON)
-    assert LAUNCH_ORDER_FINISHER in src
-    t, total = interpret.run_on_cpu(src, [x])
-    assert torch.equal(families.bits(t), families.bits(x.t().contiguous()))
-    want = x.double().sum(0)
-    assert torch.equal(total[3].isnan(), want[3].isnan()) and (want[3].isnan() or total[3] == want[3])
-    keep = torch.arange(cols) != 3
-    assert families.rel_err(total[keep], want[keep]) <= families.TOLERANCE[torch.float32]
-
-
 def transposed_and_amax(x):
     return x.t().contiguous(), x.amax(0)
 
@@ -351,22 +338,27 @@ def transposed_and_amin(x):
     return x.t().contiguous(), x.amin(0)
 
 
+@pytest.mark.parametrize("group", [0, 16], ids=["one-level", "groups-of-16"])
 @pytest.mark.parametrize("fn,reduce", [(families.f1_t, "sum"), (transposed_and_amax, "amax"),
                                        (transposed_and_amin, "amin")], ids=["sum", "amax", "amin"])
 @pytest.mark.parametrize("special", [float("nan"), float("inf"), float("-inf"), -0.0])
-def test_two_level_flagged_finish_is_correct(fn, reduce, special):
-    """Groups of 16 over RSPLIT 33 (odd C and N, one row tile a program): the last program of each group combines
-    its group's words into a group word (NaN, Inf and -0 re-encoded), the finisher combines the three group words.
+def test_flagged_partials_carry_nan_inf_and_negative_zero(fn, reduce, special, group):
+    """A partial's word is its fp32 bits + 1 (NaN made canonical first), never 0: column 3 holds the special value in
+    every row, so every program's partial of it is that value; the other columns reduce as usual.  RSPLIT 33 (odd C
+    and N, one row tile a program) is one level under the default FINISH_GROUP (64); with groups of 16 the last
+    program of each group re-encodes its group's result as a word, and the finisher combines the three group words.
     The interpreter runs each group's last program after its group and the finisher after its column block, the
     rest shuffled, and checks the semaphores buffer is zero again after the kernel."""
     rows, cols = 2111, 33
     x = torch.randn(rows, cols, generator=torch.Generator().manual_seed(7))
     x[:, 3] = special
+    launch = f"FINISH_GROUP={group}" if group else ""
     src = interpret.generate(fn, interpret.fake_inputs(((rows, cols), torch.float32)),
-                             **ON, reduction_transpose_fusion_launch_config="FINISH_GROUP=16")
+                             **ON, reduction_transpose_fusion_launch_config=launch)
     (kernel,) = interpret.kernel_sources(src).values()
-    assert finish_group_of(kernel) == 16 and "'RSPLIT': 33," in kernel
-    assert "tl.range(0, 3, 16)" in kernel  # the finisher reads ceil(33 / 16) group words a column
+    assert LAUNCH_ORDER_FINISHER in kernel and finish_group_of(kernel) == group and "'RSPLIT': 33," in kernel
+    if group:
+        assert "tl.range(0, 3, 16)" in kernel  # the finisher reads ceil(33 / 16) group words a column
     t, out = interpret.run_on_cpu(src, [x])
     assert torch.equal(families.bits(t), families.bits(x.t().contiguous()))
     want = getattr(x.double(), reduce)(0)
