@@ -147,33 +147,23 @@ class ReductionTransposeTritonKernel(TritonKernel):
 
     def _ticket_code(self) -> str:
         sem = f"{self.semaphores_name} + tl.program_id(1)"
-        xmask = "" if self._has_constant_xmask() else " & xmask"
-        arange = "tl.arange(0, RSPLIT_NEXT_POWER_OF_2)" + ("" if self.no_x_dim else "[None, :]")
-        mask = f"""
-                rsplit_arange = {arange}
-                rsplit_mask = (rsplit_arange < RSPLIT) & rsplit_is_last{xmask}""" if self._stock_combines else ""
         if self._flagged_combines and not self._ticketed_combines:
-            return textwrap.dedent(
-                f"""\
-                if HAS_RSPLIT:
-                    {LAUNCH_ORDER_FINISHER}  # the column block's last program in launch order
-                else:
-                    rsplit_is_last = True
-                """
-            )
-        return textwrap.dedent(
-            f"""\
-            if HAS_RSPLIT:
-                tl.debug_barrier()  # every thread's partials are stored before the ticket is taken
-                rsplit_ticket = tl.atomic_add({sem}, 1, sem="acq_rel")
-                rsplit_is_last = rsplit_ticket == RSPLIT - 1
-                if rsplit_is_last:
-                    tl.atomic_xchg({sem}, 0, sem="relaxed")  # leave the semaphore zeroed
-                tl.debug_barrier()  # the other threads read the partials after the acquire{mask}
-            else:
-                rsplit_is_last = True
-            """
-        )
+            decide = [f"{LAUNCH_ORDER_FINISHER}  # the column block's last program in launch order"]
+        else:
+            decide = [
+                "tl.debug_barrier()  # every thread's partials are stored before the ticket is taken",
+                f'rsplit_ticket = tl.atomic_add({sem}, 1, sem="acq_rel")',
+                "rsplit_is_last = rsplit_ticket == RSPLIT - 1",
+                "if rsplit_is_last:",
+                f'    tl.atomic_xchg({sem}, 0, sem="relaxed")  # leave the semaphore zeroed',
+                "tl.debug_barrier()  # the other threads read the partials after the acquire",
+            ]
+        if self._stock_combines:  # Inductor's own peers load reads these
+            xmask = "" if self._has_constant_xmask() else " & xmask"
+            arange = "tl.arange(0, RSPLIT_NEXT_POWER_OF_2)" + ("" if self.no_x_dim else "[None, :]")
+            decide += [f"rsplit_arange = {arange}", f"rsplit_mask = (rsplit_arange < RSPLIT) & rsplit_is_last{xmask}"]
+        lines = ["if HAS_RSPLIT:", *(f"    {line}" for line in decide), "else:", "    rsplit_is_last = True"]
+        return "\n".join(lines) + "\n"
 
     def reduction(self, dtype, src_dtype, reduction_type, value):
         self._reduction_type = reduction_type  # read by the peers combine below, which Inductor calls without it

@@ -121,7 +121,8 @@ SHRINK_FLOOR = 32  # a shrunk tile edge stays one warp's 32 lanes wide
 #   kernel, fp32 -> bf16 [32768, 4096] 1.101 -> 1.078, while RSPLIT-8 ones lost (fp16[8192, 4096] flattened 1.151 ->
 #   1.183, a * b + 1 over fp16[4096, 3072] 1.020 -> 1.133).  FEW_SPLITS stays 2: at 5 it would also move a * b + 1
 #   over bf16[8192, 4095] (one odd extent, RSPLIT 3), for which one wave was 5% faster than the looped one-tile kernel
-#   (oddcheck sweeps) and the persistent one is not measured.
+#   (oddcheck sweeps); the persistent one, measured once since, gained (ONE_TILE_MIN_BYTES below), and the tensors of
+#   RSPLIT 4-6 above are 128 MiB or more, so the large-tensor rule now takes them.
 # Several reductions with scalar tiles keep two row tiles a program (the looped kernel), the rule before this one:
 # bf16[8191, 1021] at 1.78x copy SOL against 2.73x for one wave (sweeps/2026-11-30-h200-sweep-onetile.csv).  Not
 # for a 1-byte full-size tensor (an fp8 output; int8 too, not measured): the fp8 cast of bf16[4099, 769] ran at 1.58x
