@@ -207,6 +207,41 @@ SEVERAL_SHAPES = [
     ("F3-layernorm-backward", "bf16", 65536, 1024), ("F3-layernorm-backward", "fp16", 8192, 768),
     ("F3-layernorm-backward", "fp32", 4096, 3072), ("F3-amax", "fp16", 3152, 3072), ("F3-amax", "bf16", 1024, 4096),
 ]
+# A register prefetch of the row loop (PREFETCH=1: each iteration issues the next row tile's loads before it computes
+# and stores the current one; codegen/triton.py prefetch_row_loop) and Triton's own pipelining of it (LOOP_STAGES=k,
+# cp.async through shared memory), on the kernels that keep the looped one-wave launch: GELU backward (the farthest
+# from the copy SOL, ~28 FP instructions an element), two reductions, fp8 outputs and short aligned kernels.  The
+# lab's prefetch of a plain copy was 6-7% faster on two of seven shapes (lab/2026-11-30-h200-lab-loop.csv).  Beside
+# GELU, a * b + 1 at GELU's launch: the same bytes and tile without the tanh, which says what the math costs.
+PREFETCH_PLAN = {
+    **{shape: ["", "PREFETCH=1", "LOOP_STAGES=2", "LOOP_STAGES=3", "PREFETCH=1,num_warps=4"] for shape in (
+        ("F2-gelu-backward", "bf16", 25216, 3072), ("F2-gelu-backward", "bf16", 32768, 11008))},
+    ("F2-mul-add", "bf16", 32768, 11008): ["XBLOCK=64,R0_BLOCK=32,RSPLIT=3,num_warps=8",
+                                           "XBLOCK=64,R0_BLOCK=32,RSPLIT=3,num_warps=8,PREFETCH=1"],
+    **{shape: ["", "PREFETCH=1"] for shape in (
+        ("F2-gelu-backward", "fp32", 512, 1024), ("F3-layernorm-backward", "bf16", 8192, 4096),
+        ("F3-layernorm-backward", "fp32", 32768, 4096), ("F3-layernorm-backward", "fp32", 25216, 768),
+        ("F3-layernorm-backward", "fp16", 8192, 768), ("F5-fp8-cast-transpose-dbias", "bf16", 32768, 11008),
+        ("F5-fp8-cast-transpose-dbias", "bf16", 25216, 3072), ("F3-amax", "bf16", 1024, 4096),
+        ("F4-flatten", "fp16", 8192, 4096), ("F2-mul-add", "fp16", 4096, 3072), ("F1-t", "fp32", 4096, 768))},
+}
+# The prefetch plan's result (sweeps/2026-11-30-h200-sweep-prefetch.csv): the prefetch gained 16-20% on the two large
+# GELU kernels (1.590 -> 1.275, 1.670 -> 1.364x copy SOL; 55-64 registers) and lost 4-18% on kernels of 32-64
+# elements a thread, whose registers rose from 120-164 to 156-254; LOOP_STAGES lost 2x.  So: the heavy tile's
+# neighbours with the prefetch (elements a thread, warps, RSPLIT), and the other looped kernels at half the elements a
+# thread (8 warps), with and without the prefetch.
+PREFETCH2_GELU = ["PREFETCH=1", "PREFETCH=1,XBLOCK=64,R0_BLOCK=64,num_warps=8",
+                  "PREFETCH=1,XBLOCK=128,R0_BLOCK=32,num_warps=8", "PREFETCH=1,XBLOCK=32,R0_BLOCK=32,num_warps=4"]
+PREFETCH2_PLAN = {
+    ("F2-gelu-backward", "bf16", 25216, 3072): [*PREFETCH2_GELU, "PREFETCH=1,RSPLIT=8", "PREFETCH=1,RSPLIT=16",
+                                                "PREFETCH=1,XBLOCK=32,R0_BLOCK=32,num_warps=4,RSPLIT=11"],
+    ("F2-gelu-backward", "bf16", 32768, 11008): [*PREFETCH2_GELU, "PREFETCH=1,RSPLIT=2", "PREFETCH=1,RSPLIT=5",
+                                                 "PREFETCH=1,XBLOCK=32,R0_BLOCK=32,num_warps=4,RSPLIT=3"],
+    **{shape: ["", "num_warps=8", "PREFETCH=1,num_warps=8"] for shape in (
+        ("F3-layernorm-backward", "bf16", 8192, 4096), ("F3-layernorm-backward", "fp32", 32768, 4096),
+        ("F5-fp8-cast-transpose-dbias", "bf16", 32768, 11008), ("F5-fp8-cast-transpose-dbias", "bf16", 25216, 3072),
+        ("F4-flatten", "fp16", 8192, 4096), ("F3-amax", "bf16", 1024, 4096))},
+}
 PROGRAMS_PER_SM = [4, 8, 16, 32]
 SMALL_PROGRAMS_PER_SM = [1, 2, 4, 8, 16]
 NUM_SMS = 132
@@ -298,10 +333,12 @@ def main(argv=None) -> None:
     parser.add_argument("--workers", type=int, default=12)
     parser.add_argument("--shapes", default="large",
                         choices=["large", "small", "f5", "two", "waves", "odd", "check", "tune", "midwide", "gate",
-                                 "onetile", "oddcheck", "spin", "spincheck", "tree", "group", "fewsplits", "several"],
+                                 "onetile", "oddcheck", "spin", "spincheck", "tree", "group", "fewsplits", "several",
+                                 "prefetch", "prefetch2"],
                         help="SHAPES, SMALL_SHAPES, F5_SHAPES, TWO_REDUCTION_SHAPES, the cases of WAVES_FILE, "
                              "ODD_PLAN, CHECK_PLAN, TUNE_PLAN, MIDWIDE_PLAN, GATE_PLAN, the onetile plan, ODDCHECK_PLAN, the "
-                             "spin plan, SPINCHECK_PLAN, or the tree, group, fewsplits or several plan")
+                             "spin plan, SPINCHECK_PLAN, the tree, group, fewsplits or several plan, PREFETCH_PLAN or "
+                             "PREFETCH2_PLAN")
     args = parser.parse_args(argv)
     if args.shapes == "waves":
         plan = wave_launches()
@@ -321,9 +358,11 @@ def main(argv=None) -> None:
         plan = {shape: FEWSPLITS_LAUNCHES for shape in FEWSPLITS_SHAPES}
     elif args.shapes == "odd":
         plan = {shape: ["", *odd_launches(shape)] for shape in ODD_PLAN}  # "": the heuristic's own launch
-    elif args.shapes in ("check", "tune", "midwide", "gate", "oddcheck", "spincheck"):
+    elif args.shapes in ("check", "tune", "midwide", "gate", "oddcheck", "spincheck", "prefetch",
+                         "prefetch2"):
         plan = {"check": CHECK_PLAN, "tune": TUNE_PLAN, "midwide": MIDWIDE_PLAN, "gate": GATE_PLAN,
-                "oddcheck": ODDCHECK_PLAN, "spincheck": SPINCHECK_PLAN}[args.shapes]
+                "oddcheck": ODDCHECK_PLAN, "spincheck": SPINCHECK_PLAN, "prefetch": PREFETCH_PLAN,
+                "prefetch2": PREFETCH2_PLAN}[args.shapes]
     else:
         shapes = {"large": SHAPES, "small": SMALL_SHAPES, "f5": F5_SHAPES, "two": TWO_REDUCTION_SHAPES}[args.shapes]
         plan = {shape: launches(*shape) for shape in shapes}

@@ -110,6 +110,8 @@ class ReductionTransposeChoices(InductorChoices):
             # or the two-level one (codegen/triton.py; sweeps/2026-11-30-h200-sweep-several.csv)
             flagged_partials=launch.chunked_finish and reductions == 1,
             finish_group=launch.finish_group,
+            prefetch=launch.prefetch,
+            loop_stages=launch.loop_stages,
         )
         return kwargs
 

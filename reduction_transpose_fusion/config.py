@@ -71,7 +71,8 @@ ENTRIES = (
     ),
 )
 
-LAUNCH_KEYS = ("XBLOCK", "R0_BLOCK", "RSPLIT", "num_warps", "num_stages", "TILES_PER_PROGRAM", "FINISH_GROUP")
+LAUNCH_KEYS = ("XBLOCK", "R0_BLOCK", "RSPLIT", "num_warps", "num_stages", "TILES_PER_PROGRAM", "FINISH_GROUP", "PREFETCH",
+               "LOOP_STAGES")
 _LAUNCH_ITEM = re.compile(r"^\s*(\w+)\s*=\s*(\d+)\s*$", re.ASCII)
 
 

@@ -96,7 +96,8 @@ class ReductionTransposeTritonKernel(TritonKernel):
 
     def __init__(self, *args, last_block_finish: bool = False, ordinary_launch: bool = False,
                  chunked_finish: bool = False, flagged_partials: bool = False, finish_group: int = 0,
-                 **kwargs):
+                 prefetch: int = 0, loop_stages: int = 0, **kwargs):
+        self.prefetch, self.loop_stages = prefetch, loop_stages
         self.last_block_finish = last_block_finish
         self.chunked_finish = chunked_finish and last_block_finish
         self.flagged_partials = flagged_partials and self.chunked_finish
@@ -266,6 +267,10 @@ class ReductionTransposeTritonKernel(TritonKernel):
         src = super().codegen_kernel(name)
         if self.ordinary_launch:
             src = _torch_private.drop_cooperative_launch(src)
+        if self.prefetch:
+            src = prefetch_row_loop(src) or src
+        if self.loop_stages:
+            src = src.replace(ROW_LOOP, ROW_LOOP[:-2] + f", num_stages={self.loop_stages}):")
         return src
 
 
@@ -294,6 +299,54 @@ def _read_flagged_chunk(ws: str, chunk: str, words: str, default: str, load_mask
             {words} = tl.load({at}, rsplit_kmask, other=1, volatile=True)
         {chunk} = tl.where(rsplit_kmask, ({words} - 1).to(tl.float32, bitcast=True), {default})
         tl.store({at}, tl.zeros([XBLOCK, {FINISH_CHUNK}], tl.int32), rsplit_kmask)""").strip().replace("\n", "\n" + " " * indent)
+
+
+ROW_LOOP = "for r0_offset in tl.range(rsplit_start, rsplit_end, R0_BLOCK):"
+_ROW_LOOP_LINE = re.compile(r"^( *)" + re.escape(ROW_LOOP) + r"\n", re.M)
+_ASSIGN = re.compile(r"^(\w+) = (.*)$")
+_LOAD = re.compile(r"^(tmp\d+) = tl\.load\(")
+
+
+def prefetch_row_loop(source: str) -> str | None:
+    """The kernel ``source`` with its row loop software-pipelined in registers: each iteration issues the next row
+    tile's loads before it computes and stores the current one, so a program keeps a tile's loads in flight while
+    it works (the lab's ``PREFETCH``).  None if the loop is not of the form this needs: index lines, then the loads
+    (each of index lines and kernel arguments only), then no further load."""
+    m = _ROW_LOOP_LINE.search(source)
+    if not m:
+        return None
+    indent = m.group(1)
+    inner = indent + "    "
+    tail = source[m.end():].split("\n")
+    count = next((i for i, line in enumerate(tail) if not line.startswith(inner)), len(tail))
+    stmts = [line[len(inner):] for line in tail[:count]]
+    first = next((i for i, s in enumerate(stmts) if _LOAD.match(s)), None)
+    if first is None:
+        return None
+    last = next((i for i in range(first, len(stmts)) if not _LOAD.match(stmts[i])), len(stmts))
+    pre, loads, rest = stmts[:first], stmts[first:last], stmts[last:]
+    if not all(_ASSIGN.match(s) and "tl.load" not in s for s in pre) or any("tl.load" in s for s in rest):
+        return None
+    if any(re.search(r"\btmp\d+\b", _ASSIGN.match(s).group(2)) for s in loads):
+        return None  # an indirect load
+    names = ["r0_offset", *(_ASSIGN.match(s).group(1) for s in pre)]
+    word = re.compile(r"\b(" + "|".join(map(re.escape, names)) + r")\b")
+    shift = functools.partial(word.sub, lambda w: w.group(1) + "_next")
+    targets = [_LOAD.match(s).group(1) for s in loads]
+    nxt = [shift(s).replace(t + " = ", t + "_next = ", 1) for s, t in zip(loads, targets)]
+    prologue = [
+        "r0_offset_last = rsplit_start + (rsplit_end - rsplit_start - 1) // R0_BLOCK * R0_BLOCK",
+        "r0_offset_next = tl.where(rsplit_start < rsplit_end, rsplit_start, 0)  # an empty chunk loads tile 0",
+        *map(shift, pre), *nxt,
+    ]
+    loop = [
+        *pre, *(f"{t} = {t}_next" for t in targets),
+        "r0_offset_next = tl.minimum(r0_offset + R0_BLOCK, r0_offset_last)  # the last tile loads itself again",
+        *map(shift, pre), *nxt, *rest,
+    ]
+    text = "".join(f"{indent}{s}\n" for s in prologue) + indent + ROW_LOOP + "\n"
+    text += "".join(f"{inner}{s}\n" for s in loop)
+    return source[:m.start()] + text + "\n".join(tail[count:])
 
 
 class ReductionTransposeTritonScheduling(TritonScheduling):

@@ -178,10 +178,13 @@ class LaunchConfig:
     # Programs a group of the two-level flagged finish (codegen/triton.py; 0 or >= RSPLIT: one level); not a kernel
     # argument.
     finish_group: int = 0
+    # Experiments (codegen/triton.py): the row loop prefetched in registers, or pipelined by Triton; not arguments.
+    prefetch: int = 0
+    loop_stages: int = 0
 
     def as_dict(self) -> dict[str, int]:
         return {k: v for k, v in dataclasses.asdict(self).items()
-                if k not in ("tiles_per_program", "finish_group")}
+                if k not in ("tiles_per_program", "finish_group", "prefetch", "loop_stages")}
 
     @property
     def chunked_finish(self) -> bool:
@@ -256,6 +259,8 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
         num_stages=override.get("num_stages", 1),
         tiles_per_program=0 if "RSPLIT" in override else tiles_per_program,
         finish_group=override.get("FINISH_GROUP", FINISH_GROUP),
+        prefetch=override.get("PREFETCH", 0),
+        loop_stages=override.get("LOOP_STAGES", 0),
     )
 
 
