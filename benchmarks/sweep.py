@@ -208,13 +208,15 @@ SEVERAL_SHAPES = [
     ("F3-layernorm-backward", "fp32", 4096, 3072), ("F3-amax", "fp16", 3152, 3072), ("F3-amax", "bf16", 1024, 4096),
 ]
 # A register prefetch of the row loop (PREFETCH=1: each iteration issues the next row tile's loads before it computes
-# and stores the current one; codegen/triton.py prefetch_row_loop) and Triton's own pipelining of it (LOOP_STAGES=k,
-# cp.async through shared memory), on the kernels that keep the looped one-wave launch: GELU backward (the farthest
-# from the copy SOL, ~28 FP instructions an element), two reductions, fp8 outputs and short aligned kernels.  The
-# lab's prefetch of a plain copy was 6-7% faster on two of seven shapes (lab/2026-11-30-h200-lab-loop.csv).  Beside
-# GELU, a * b + 1 at GELU's launch: the same bytes and tile without the tanh, which says what the math costs.
+# and stores the current one; codegen/triton.py prefetch_row_loop) on the kernels that keep the looped one-wave
+# launch: GELU backward (the farthest from the copy SOL, ~28 FP instructions an element), two reductions, fp8 outputs
+# and short aligned kernels.  In the run of 2026-11-30 (package cba4a6fe) the GELU shapes' PREFETCH=0 was "", the
+# heuristic's launch of the day, and they also had LOOP_STAGES=2 and 3 (Triton's own pipelining of the loop, cp.async
+# through shared memory; 2.8-3.7x copy SOL against 1.6-1.7x): an experiment key of commit 00c86c3, removed since.  The lab's
+# prefetch of a plain copy was 6-7% faster on two of seven shapes (lab/2026-11-30-h200-lab-loop.csv).  Beside GELU,
+# a * b + 1 at GELU's launch: the same bytes and tile without the tanh, which says what the math costs.
 PREFETCH_PLAN = {
-    **{shape: ["", "PREFETCH=1", "LOOP_STAGES=2", "LOOP_STAGES=3", "PREFETCH=1,num_warps=4"] for shape in (
+    **{shape: ["PREFETCH=0", "PREFETCH=1", "PREFETCH=1,num_warps=4"] for shape in (
         ("F2-gelu-backward", "bf16", 25216, 3072), ("F2-gelu-backward", "bf16", 32768, 11008))},
     ("F2-mul-add", "bf16", 32768, 11008): ["XBLOCK=64,R0_BLOCK=32,RSPLIT=3,num_warps=8",
                                            "XBLOCK=64,R0_BLOCK=32,RSPLIT=3,num_warps=8,PREFETCH=1"],
@@ -227,9 +229,9 @@ PREFETCH_PLAN = {
 }
 # The prefetch plan's result (sweeps/2026-11-30-h200-sweep-prefetch.csv): the prefetch gained 16-20% on the two large
 # GELU kernels (1.590 -> 1.275, 1.670 -> 1.364x copy SOL; 55-64 registers) and lost 4-18% on kernels of 32-64
-# elements a thread, whose registers rose from 120-164 to 156-254; LOOP_STAGES lost 2x.  So: the heavy tile's
-# neighbours with the prefetch (elements a thread, warps, RSPLIT), and the other looped kernels at half the elements a
-# thread (8 warps), with and without the prefetch.
+# elements a thread, whose registers rose from 120-164 to 156-254.  So: the heavy tile's neighbours with the prefetch
+# (elements a thread, warps, RSPLIT), and the other looped kernels at half the elements a thread (8 warps), with and
+# without the prefetch (-prefetch2.csv: the heavy tile stayed best, and nothing beat the others' defaults).
 PREFETCH2_GELU = ["PREFETCH=1", "PREFETCH=1,XBLOCK=64,R0_BLOCK=64,num_warps=8",
                   "PREFETCH=1,XBLOCK=128,R0_BLOCK=32,num_warps=8", "PREFETCH=1,XBLOCK=32,R0_BLOCK=32,num_warps=4"]
 PREFETCH2_PLAN = {

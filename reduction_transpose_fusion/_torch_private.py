@@ -15,6 +15,8 @@ version, because each item below is an unversioned internal that has changed bet
 | ``'launch_cooperative_grid': True`` in the kernel source | set inside ``codegen_kernel`` with no hook; see           |
 |                                                          |   :func:`drop_cooperative_launch`                         |
 | ``codegen/common.py`` ``DeferredLine``                   | a guard line must vanish with the store it guards         |
+| the row loop ``codegen_body`` writes (:data:`ROW_LOOP`:  | no hook reorders a loop's loads; the register prefetch    |
+|   its header, then index lines, loads, compute, stores)  |   rewrites its text (``codegen.triton.prefetch_row_loop``)|
 | ``codegen/triton.py`` ``CooperativeReductionWorkspaceCache`` | it packs partials rows of mixed dtypes unaligned; see |
 |   (subclassed), ``TritonKernel.init_cooperative_reduction`` |   :class:`AlignedWorkspaceCache`                        |
 | ``TritonKernel.codegen_cooperative_reduction_peer_combine`` | the workspace layout and the peers load are written     |
@@ -64,6 +66,7 @@ __all__ = [
     "EnableReduction",
     "FixedTritonConfig",
     "IndentedBuffer",
+    "ROW_LOOP",
     "SUPPORTED_TORCH",
     "TritonKernel",
     "TritonScheduling",
@@ -211,6 +214,10 @@ def drop_cooperative_launch(kernel_source: str) -> str:
     if count != 1:
         raise AssertionError(f"expected {_COOPERATIVE_LAUNCH!r} once in the kernel source, found it {count} times")
     return kernel_source.replace(_COOPERATIVE_LAUNCH, "'launch_cooperative_grid': False")
+
+
+# The header of a cooperative reduction's row loop as TritonKernel.codegen_body writes it (triton.py:4996)
+ROW_LOOP = "for r0_offset in tl.range(rsplit_start, rsplit_end, R0_BLOCK):"
 
 
 def deferred_line(buffer_name: str, line: str) -> DeferredLine:

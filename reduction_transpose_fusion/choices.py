@@ -111,7 +111,6 @@ class ReductionTransposeChoices(InductorChoices):
             flagged_partials=launch.chunked_finish and reductions == 1,
             finish_group=launch.finish_group,
             prefetch=launch.prefetch,
-            loop_stages=launch.loop_stages,
         )
         return kwargs
 

@@ -61,7 +61,8 @@ ENTRIES = (
     ),
     # Expert override of the launch heuristic, e.g. "XBLOCK=64,R0_BLOCK=64,RSPLIT=16,num_warps=4,num_stages=1";
     # TILES_PER_PROGRAM=k sets RSPLIT to ceil(N / R0_BLOCK / k), capped by the 2% partials budget (RSPLIT, if also
-    # given, wins); FINISH_GROUP=g (a multiple of 16) sets the programs a group of the two-level flagged finish.
+    # given, wins); FINISH_GROUP=g (a multiple of 16) sets the programs a group of the two-level flagged finish;
+    # PREFETCH=0/1 turns the looped kernel's register prefetch of the next row tile off or on.
     # Keys left out keep the heuristic's value.  Used by the tuning sweep and by tests of odd configurations.
     Entry(
         "reduction_transpose_fusion_launch_config",
@@ -71,8 +72,9 @@ ENTRIES = (
     ),
 )
 
-LAUNCH_KEYS = ("XBLOCK", "R0_BLOCK", "RSPLIT", "num_warps", "num_stages", "TILES_PER_PROGRAM", "FINISH_GROUP", "PREFETCH",
-               "LOOP_STAGES")
+LAUNCH_KEYS = ("XBLOCK", "R0_BLOCK", "RSPLIT", "num_warps", "num_stages", "TILES_PER_PROGRAM", "FINISH_GROUP", "PREFETCH")
+# Keys whose value is a switch, 0 or 1, not a positive count
+_SWITCH_KEYS = ("PREFETCH",)
 _LAUNCH_ITEM = re.compile(r"^\s*(\w+)\s*=\s*(\d+)\s*$", re.ASCII)
 
 
@@ -112,8 +114,8 @@ def launch_override() -> dict[str, int]:
 
     Raises:
         ValueError: if the entry is not a string; on a malformed item, an unknown or repeated key, a non-positive
-            value, a ``num_warps`` that is not a power of two up to 32 (Triton needs a power of two; CUDA allows
-            1024 threads a block), or a ``FINISH_GROUP`` that is not a multiple of 16 (``FINISH_CHUNK``).
+            value (``PREFETCH``: not 0 or 1), a ``num_warps`` that is not a power of two up to 32 (Triton needs a
+            power of two; CUDA allows 1024 threads a block), or a ``FINISH_GROUP`` that is not a multiple of 16 (``FINISH_CHUNK``).
     """
     text = inductor_config.reduction_transpose_fusion_launch_config
     if not isinstance(text, str):
@@ -121,12 +123,13 @@ def launch_override() -> dict[str, int]:
     out: dict[str, int] = {}
     for item in filter(None, (s.strip() for s in text.split(","))):
         m = _LAUNCH_ITEM.match(item)
-        if not m or m.group(1) not in LAUNCH_KEYS or int(m.group(2)) < 1 or m.group(1) in out:
+        key, value = (m.group(1), int(m.group(2))) if m else (None, None)
+        if key not in LAUNCH_KEYS or key in out or not (value in (0, 1) if key in _SWITCH_KEYS else value >= 1):
             raise ValueError(
-                f"reduction_transpose_fusion_launch_config: bad item {item!r}; "
-                f"expected KEY=positive int with KEY in {LAUNCH_KEYS}, each key once"
+                f"reduction_transpose_fusion_launch_config: bad item {item!r}; expected KEY=positive int with KEY "
+                f"in {LAUNCH_KEYS} ({', '.join(_SWITCH_KEYS)}: 0 or 1), each key once"
             )
-        out[m.group(1)] = int(m.group(2))
+        out[key] = value
     warps = out.get("num_warps", 1)
     if warps & (warps - 1) or warps > MAX_NUM_WARPS:
         raise ValueError(f"reduction_transpose_fusion_launch_config: num_warps={warps} is not a power of two "

@@ -47,6 +47,12 @@ against 1.17x with two (``sweeps/2026-11-30-h200-sweep-spin-looped.csv`` against
 two-level finish flagged partials were still no faster than the ticket on any of 9 two-reduction shapes
 (``sweeps/2026-11-30-h200-sweep-several.csv``).
 
+**Prefetch** (``prefetch=True``: heavy producers, :mod:`..runtime.triton_heuristics`): the looped kernel issues the
+next row tile's loads at the top of each iteration, before it computes and stores the current tile
+(:func:`prefetch_row_loop`, a rewrite of the loop Inductor wrote), so each warp keeps a tile's loads in flight
+through its arithmetic.  A GELU backward's 8-element-a-thread tile took 61-64 registers against 55-64 and ran 16-20%
+faster (``sweeps/2026-11-30-h200-sweep-prefetch.csv``).  The persistent kernel (one row tile a program) has no loop.
+
 The sum order is fixed by the workspace index, not by arrival, so results are bitwise reproducible, and the only
 atomic is the ticket counter (none with flagged partials).  The launch is an ordinary one.  With the
 ``last_block_finish`` kwarg unset the class behaves exactly like ``TritonKernel``, so the flag-off code is identical
@@ -56,6 +62,7 @@ to stock.
 from __future__ import annotations
 
 import functools
+import logging
 import re
 import textwrap
 
@@ -63,6 +70,8 @@ import torch
 
 from .. import _torch_private
 from .._torch_private import TritonKernel, TritonScheduling
+
+log = logging.getLogger(__name__)
 
 # Partials rows the last program combines per step of its finish loop (lab, 2026-11-30: 16 was as fast as 64 or
 # faster on 7 of 8 shapes, with fewer registers; benchmarks/results/lab/2026-11-30-h200-lab-ticket.csv).
@@ -96,8 +105,8 @@ class ReductionTransposeTritonKernel(TritonKernel):
 
     def __init__(self, *args, last_block_finish: bool = False, ordinary_launch: bool = False,
                  chunked_finish: bool = False, flagged_partials: bool = False, finish_group: int = 0,
-                 prefetch: int = 0, loop_stages: int = 0, **kwargs):
-        self.prefetch, self.loop_stages = prefetch, loop_stages
+                 prefetch: bool = False, **kwargs):
+        self.prefetch = prefetch
         self.last_block_finish = last_block_finish
         self.chunked_finish = chunked_finish and last_block_finish
         self.flagged_partials = flagged_partials and self.chunked_finish
@@ -267,10 +276,12 @@ class ReductionTransposeTritonKernel(TritonKernel):
         src = super().codegen_kernel(name)
         if self.ordinary_launch:
             src = _torch_private.drop_cooperative_launch(src)
-        if self.prefetch:
-            src = prefetch_row_loop(src) or src
-        if self.loop_stages:
-            src = src.replace(ROW_LOOP, ROW_LOOP[:-2] + f", num_stages={self.loop_stages}):")
+        if self.prefetch and _torch_private.ROW_LOOP in src:  # a persistent kernel (one row tile) has no loop
+            prefetched = prefetch_row_loop(src)
+            if prefetched is None:
+                log.info("%s: row loop not prefetched: its body is not index lines, then loads of them, then no "
+                         "load", name or "kernel")
+            src = prefetched or src
         return src
 
 
@@ -301,52 +312,51 @@ def _read_flagged_chunk(ws: str, chunk: str, words: str, default: str, load_mask
         tl.store({at}, tl.zeros([XBLOCK, {FINISH_CHUNK}], tl.int32), rsplit_kmask)""").strip().replace("\n", "\n" + " " * indent)
 
 
-ROW_LOOP = "for r0_offset in tl.range(rsplit_start, rsplit_end, R0_BLOCK):"
-_ROW_LOOP_LINE = re.compile(r"^( *)" + re.escape(ROW_LOOP) + r"\n", re.M)
+_ROW_LOOP_LINE = re.compile(r"^( *)" + re.escape(_torch_private.ROW_LOOP) + r"\n", re.M)
 _ASSIGN = re.compile(r"^(\w+) = (.*)$")
 _LOAD = re.compile(r"^(tmp\d+) = tl\.load\(")
 
 
 def prefetch_row_loop(source: str) -> str | None:
-    """The kernel ``source`` with its row loop software-pipelined in registers: each iteration issues the next row
-    tile's loads before it computes and stores the current one, so a program keeps a tile's loads in flight while
-    it works (the lab's ``PREFETCH``).  None if the loop is not of the form this needs: index lines, then the loads
-    (each of index lines and kernel arguments only), then no further load."""
+    """``source`` with its row loop prefetching in registers (module docstring), or None where the loop body is not
+    index lines (``name = expr``), then loads (``tmpN = tl.load(...)``, of index lines and arguments only), then the
+    rest with no load: an indirect load, or a load Inductor placed after some compute, is left alone.
+
+    Each iteration first issues the next row tile's loads (``tmpN_next``, from index lines recomputed for
+    ``r0_offset_next``, every name suffixed ``_next``) and then computes and stores the tile loaded one iteration
+    before.  The last iteration loads its own tile again, and an empty row chunk loads tile 0, so no load reaches
+    rows the unprefetched loop would not read (and none is out of bounds where the row mask is constant)."""
     m = _ROW_LOOP_LINE.search(source)
     if not m:
         return None
-    indent = m.group(1)
+    indent, tail = m.group(1), source[m.end():].split("\n")
     inner = indent + "    "
-    tail = source[m.end():].split("\n")
     count = next((i for i, line in enumerate(tail) if not line.startswith(inner)), len(tail))
     stmts = [line[len(inner):] for line in tail[:count]]
-    first = next((i for i, s in enumerate(stmts) if _LOAD.match(s)), None)
-    if first is None:
-        return None
+    first = next((i for i, stmt in enumerate(stmts) if _LOAD.match(stmt)), len(stmts))
     last = next((i for i in range(first, len(stmts)) if not _LOAD.match(stmts[i])), len(stmts))
     pre, loads, rest = stmts[:first], stmts[first:last], stmts[last:]
-    if not all(_ASSIGN.match(s) and "tl.load" not in s for s in pre) or any("tl.load" in s for s in rest):
+    if (not loads or not all(_ASSIGN.match(stmt) and "tl.load" not in stmt for stmt in pre)
+            or any("tl.load" in stmt for stmt in rest)
+            or any(re.search(r"\btmp\d+\b", _ASSIGN.match(stmt).group(2)) for stmt in loads)):
         return None
-    if any(re.search(r"\btmp\d+\b", _ASSIGN.match(s).group(2)) for s in loads):
-        return None  # an indirect load
-    names = ["r0_offset", *(_ASSIGN.match(s).group(1) for s in pre)]
-    word = re.compile(r"\b(" + "|".join(map(re.escape, names)) + r")\b")
-    shift = functools.partial(word.sub, lambda w: w.group(1) + "_next")
-    targets = [_LOAD.match(s).group(1) for s in loads]
-    nxt = [shift(s).replace(t + " = ", t + "_next = ", 1) for s, t in zip(loads, targets)]
+    names = ["r0_offset", *(_ASSIGN.match(stmt).group(1) for stmt in pre)]
+    shift = functools.partial(re.compile(r"\b(" + "|".join(names) + r")\b").sub, r"\1_next")
+    targets = [_LOAD.match(stmt).group(1) for stmt in loads]
+    issue_next = [*map(shift, pre), *(shift(stmt).replace(" = ", "_next = ", 1) for stmt in loads)]
     prologue = [
         "r0_offset_last = rsplit_start + (rsplit_end - rsplit_start - 1) // R0_BLOCK * R0_BLOCK",
         "r0_offset_next = tl.where(rsplit_start < rsplit_end, rsplit_start, 0)  # an empty chunk loads tile 0",
-        *map(shift, pre), *nxt,
+        *issue_next,
     ]
-    loop = [
+    body = [
         *pre, *(f"{t} = {t}_next" for t in targets),
         "r0_offset_next = tl.minimum(r0_offset + R0_BLOCK, r0_offset_last)  # the last tile loads itself again",
-        *map(shift, pre), *nxt, *rest,
+        *issue_next, *rest,
     ]
-    text = "".join(f"{indent}{s}\n" for s in prologue) + indent + ROW_LOOP + "\n"
-    text += "".join(f"{inner}{s}\n" for s in loop)
-    return source[:m.start()] + text + "\n".join(tail[count:])
+    loop = "".join(f"{indent}{stmt}\n" for stmt in prologue) + f"{indent}{_torch_private.ROW_LOOP}\n"
+    loop += "".join(f"{inner}{stmt}\n" for stmt in body)
+    return source[:m.start()] + loop + "\n".join(tail[count:])
 
 
 class ReductionTransposeTritonScheduling(TritonScheduling):
@@ -355,4 +365,5 @@ class ReductionTransposeTritonScheduling(TritonScheduling):
     kernel_type = ReductionTransposeTritonKernel
 
 
-__all__ = ["LAUNCH_ORDER_FINISHER", "ReductionTransposeTritonKernel", "ReductionTransposeTritonScheduling"]
+__all__ = ["LAUNCH_ORDER_FINISHER", "ReductionTransposeTritonKernel", "ReductionTransposeTritonScheduling",
+           "prefetch_row_loop"]

@@ -25,6 +25,8 @@ Rules, each from the H200 sweep recorded in ``benchmarks/results/`` (see README,
   one program per ``R0_BLOCK`` rows, and few enough
   that the partials (``4 * RSPLIT * C`` bytes, written once and read once) stay under :data:`MAX_PARTIALS_FRACTION`
   of the bytes of ``x`` (in the widest dtype the kernel reads).
+* **Prefetch**: a heavy producer's looped kernel loads the next row tile before it computes the current one
+  (:data:`PREFETCH_HEAVY_PRODUCERS`).
 """
 
 from __future__ import annotations
@@ -154,6 +156,17 @@ FINISH_GROUP = 64
 # only with a static N: a dynamic N gets the looped one-tile kernel (133-175 registers against 63-66; not measured),
 # so it keeps one wave (fresh-user review, 2026-11-30).
 MAX_ONE_TILE_RSPLIT = FINISH_GROUP * FINISH_GROUP
+# A heavy producer's looped kernel prefetches the next row tile into registers (codegen/triton.py,
+# prefetch_row_loop): with 8 elements a thread, each warp computes ~28 FP instructions an element between a tile's
+# loads and its stores with no load in flight.  In two H200 sweeps (sweeps/2026-11-30-h200-sweep-prefetch.csv, then
+# -prefetch2.csv; one wave, x copy SOL): GELU backward bf16[25216, 3072] 1.590 -> 1.275 (1.269 in the second),
+# bf16[32768, 11008] 1.670 -> 1.364 (1.364), f32[512, 1024] 1.251 -> 1.206, at 55-64 -> 61-64 registers (89 in
+# f32), so 4 programs of 8 warps stay resident; the heavy tile stayed best with it (16 elements a thread, 4 warps, or
+# RSPLIT 2-16: 1.38-3.07x).  Not for the other looped kernels: with their 32-64 elements a thread the prefetch took
+# registers from 109-168 to 156-254 and lost 4-18% (two reductions, fp8 casts, short aligned copies), and at 8 warps
+# (half the elements a thread) 7-31% against the default; a * b + 1 on GELU's tile gained (1.330 -> 1.232x) but its
+# own launch (one row tile a program, no loop) is faster still.
+PREFETCH_HEAVY_PRODUCERS = True
 SCALAR_TILES_PER_PROGRAM = 2
 # One odd extent (half-scalar tile, 32 elements a thread) in a plain copy (no producer op, one reduction): one row
 # tile a program (then looped, with the ticket) ran bf16[8191, 4096] at 1.74x copy SOL against 1.98x for one wave,
@@ -178,13 +191,13 @@ class LaunchConfig:
     # Programs a group of the two-level flagged finish (codegen/triton.py; 0 or >= RSPLIT: one level); not a kernel
     # argument.
     finish_group: int = 0
-    # Experiments (codegen/triton.py): the row loop prefetched in registers, or pipelined by Triton; not arguments.
-    prefetch: int = 0
-    loop_stages: int = 0
+    # Whether the row loop prefetches the next row tile into registers (codegen/triton.py, :data:`PREFETCH`); not a
+    # kernel argument.
+    prefetch: bool = False
 
     def as_dict(self) -> dict[str, int]:
         return {k: v for k, v in dataclasses.asdict(self).items()
-                if k not in ("tiles_per_program", "finish_group", "prefetch", "loop_stages")}
+                if k not in ("tiles_per_program", "finish_group", "prefetch")}
 
     @property
     def chunked_finish(self) -> bool:
@@ -259,8 +272,7 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
         num_stages=override.get("num_stages", 1),
         tiles_per_program=0 if "RSPLIT" in override else tiles_per_program,
         finish_group=override.get("FINISH_GROUP", FINISH_GROUP),
-        prefetch=override.get("PREFETCH", 0),
-        loop_stages=override.get("LOOP_STAGES", 0),
+        prefetch=bool(override.get("PREFETCH", heavy and PREFETCH_HEAVY_PRODUCERS)),
     )
 
 

@@ -15,7 +15,7 @@ import sys
 import pytest
 import torch
 
-from reduction_transpose_fusion.codegen.triton import LAUNCH_ORDER_FINISHER, finish_group_of
+from reduction_transpose_fusion.codegen.triton import LAUNCH_ORDER_FINISHER, finish_group_of, prefetch_row_loop
 from reduction_transpose_fusion_testing import families, interpret
 from reduction_transpose_fusion_testing.stock_codegen import key, normalize
 
@@ -406,3 +406,55 @@ def test_more_column_blocks_than_the_grid_y_limit_keep_inductors_own_launch(rows
     (kernel,) = interpret.kernel_sources(src).values()
     assert "fixed_config" not in kernel and "CooperativeReductionGrid" not in kernel
     assert "'grid_type': 'Grid1D'" in kernel
+
+
+def row_loop(kernel_source: str) -> str:
+    """The generated kernel's row loop: its header and the lines indented under it."""
+    lines = kernel_source.split("\n")
+    start = next(i for i, line in enumerate(lines) if line.strip().startswith("for r0_offset in"))
+    indent = len(lines[start]) - len(lines[start].lstrip()) + 4
+    end = next((i for i in range(start + 1, len(lines)) if not lines[i].startswith(" " * indent)), len(lines))
+    return "\n".join(lines[start:end])
+
+
+def test_the_prefetched_loop_issues_the_next_tiles_loads_before_the_current_tiles_compute():
+    (kernel,) = interpret.kernel_sources(generate("F2-gelu-backward", "bf16", **ON)).values()
+    loop = row_loop(kernel)
+    loads = [line.strip() for line in loop.split("\n") if "tl.load(" in line]
+    assert len(loads) == 2 and all(re.match(r"tmp\d+_next = tl\.load\(in_ptr\d \+ \(x0 \+ 3072\*r0_1_next\), "
+                                            r"r0_mask_next,", load) for load in loads)
+    # the loads come before the tanh, and the prologue before the loop loads the chunk's first tile
+    assert loop.index("tl.load(") < loop.index("libdevice.tanh") and kernel.count("tl.load(in_ptr0") == 2
+    assert kernel.index("r0_offset_next = tl.where(rsplit_start < rsplit_end") < kernel.index("for r0_offset in")
+    off = interpret.kernel_sources(generate("F2-gelu-backward", "bf16",
+                                            reduction_transpose_fusion_launch_config="PREFETCH=0", **ON))
+    assert "r0_offset_next" not in next(iter(off.values()))
+
+
+@pytest.mark.parametrize("name,dtype,launch", [
+    ("F3-layernorm-backward", "bf16", ""),  # two reductions: not heavy, no prefetch
+    ("F1-t", "bf16", "PREFETCH=1,TILES_PER_PROGRAM=1"),  # the persistent kernel has no loop to prefetch
+])
+def test_kernels_that_do_not_prefetch(name, dtype, launch):
+    (kernel,) = interpret.kernel_sources(generate(name, dtype, reduction_transpose_fusion_launch_config=launch,
+                                                  **ON)).values()
+    assert "r0_offset_next" not in kernel
+
+
+LOOP = """\
+    for r0_offset in tl.range(rsplit_start, rsplit_end, R0_BLOCK):
+        r0_index = r0_offset + r0_base
+        r0_1 = r0_index
+        tmp0 = tl.load(in_ptr0 + (x0 + 64*r0_1), None)
+        {second}
+        tl.store(out_ptr0 + (r0_1 + 64*x0), tmp1, None)
+    tmp2 = tl.sum(_tmp3, 1)[:, None]"""
+
+
+@pytest.mark.parametrize("second", [
+    "tmp1 = tl.load(in_ptr1 + (tmp0), None)",  # an indirect load
+    "tmp1 = tmp0 * tl.load(in_ptr1 + (x0 + 64*r0_1), None)",  # a load after compute
+])
+def test_loops_the_prefetch_cannot_rewrite_are_left_alone(second):
+    assert prefetch_row_loop(LOOP.format(second=second)) is None
+    assert prefetch_row_loop(LOOP.format(second="tmp1 = tmp0 * tmp0")) is not None

@@ -61,7 +61,8 @@ def test_bad_values_raise():
     ("num_warps=3", "num_warps=3 is not a power of two"),
     ("num_warps=64", "num_warps=64 is not a power of two from 1 to 32"),
     ("FINISH_GROUP=24", "FINISH_GROUP=24 is not a multiple of 16"),
-    ("FINISH_GROUP=\uff11\uff16", "bad item"),  # full-width digits are not an int of the config's grammar
+    ("FINISH_GROUP=\uff11\uff16", "bad item"),
+    ("PREFETCH=2", "PREFETCH: 0 or 1"),  # full-width digits are not an int of the config's grammar
     ("XBLOCK=64,XBLOCK=16", "each key once"),
     (None, "must be a string"),
 ])
@@ -74,6 +75,8 @@ def test_launch_overrides_the_gpu_would_refuse_are_clear_errors(text, match):
 def test_a_valid_launch_override_parses():
     with inductor_config.patch(reduction_transpose_fusion_launch_config=" XBLOCK=32, num_warps=8 ,RSPLIT=3"):
         assert config.launch_override() == {"XBLOCK": 32, "num_warps": 8, "RSPLIT": 3}
+    with inductor_config.patch(reduction_transpose_fusion_launch_config="PREFETCH=0"):
+        assert config.launch_override() == {"PREFETCH": 0}
 
 
 def test_other_torch_versions_are_refused():

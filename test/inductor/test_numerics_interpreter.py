@@ -15,12 +15,15 @@ ON = families.FUSE_EVERY_SITE
 # (rows, cols, launch override): tiles that divide evenly, odd sizes with ragged tiles, and RSPLIT > 1 so the
 # last-program finish sums partials from several programs (RSPLIT=5 does not divide the 4 row tiles evenly); one
 # tile a program over 108 row tiles, capped by the 2% partials budget, gives RSPLIT 34 (fp32) or 17 (16-bit), so the
-# chunked finish takes three or two steps of FINISH_CHUNK=16, the last one ragged
+# chunked finish takes three or two steps of FINISH_CHUNK=16, the last one ragged; the register prefetch of the row
+# loop with 9 row tiles over RSPLIT=4 (chunks of 3: the last program's is empty, and with N a multiple of R0_BLOCK the
+# loads have no row mask)
 SHAPES = [
     (256, 128, "XBLOCK=64,R0_BLOCK=64,RSPLIT=2"),
     (197, 100, "XBLOCK=64,R0_BLOCK=64,RSPLIT=3"),
     (250, 66, "XBLOCK=32,R0_BLOCK=64,RSPLIT=5"),
     (1713, 40, "XBLOCK=32,R0_BLOCK=16,TILES_PER_PROGRAM=1"),
+    (144, 100, "XBLOCK=32,R0_BLOCK=16,RSPLIT=4,PREFETCH=1"),
 ]
 
 
@@ -66,6 +69,21 @@ def test_odd_c_and_odd_n_default_launch_is_correct():
     assert "'RSPLIT': 21," in src and "rsplit_ks" in src and "for r0_offset" not in src
     assert torch.equal(fused[0], inputs[0].t().contiguous())
     assert families.rel_err(fused[1], case.reference(inputs)[1]) <= families.TOLERANCE[fused[1].dtype]
+
+
+def test_gelu_backward_prefetches_by_default_and_matches_stock():
+    """A heavy producer's looped kernel prefetches the next row tile (runtime/triton_heuristics.py); 197 rows in
+    row tiles of 32 over RSPLIT 4 leave the last chunk one ragged tile, which it loads twice (once as its own next)."""
+    case, inputs, src, fused = run("F2-gelu-backward", 197, 100, torch.float32, **ON,
+                                   reduction_transpose_fusion_launch_config="RSPLIT=4")
+    assert "r0_offset_next" in src and fixed_launch_warps(src) == 8
+    _, _, _, stock = run("F2-gelu-backward", 197, 100, torch.float32, reduction_transpose_fusion=False)
+    assert torch.equal(families.bits(fused[0]), families.bits(stock[0]))
+    assert families.rel_err(fused[1], case.reference(inputs)[1]) <= families.TOLERANCE[torch.float32]
+
+
+def fixed_launch_warps(src: str) -> int:
+    return int(src.split("'num_warps': ")[1].split(",")[0])
 
 
 def test_default_launch_heuristic_is_correct():

@@ -152,6 +152,17 @@ def test_heavy_producers_get_eight_elements_a_thread_on_eight_warps(producer):
     assert heavy.RSPLIT * 48 == 4 * H200_SMS  # 4 programs per SM, one wave
 
 
+@pytest.mark.parametrize("producer", [dict(ops=th.HEAVY_OPS + 1), dict(ops=6, producer_ops=frozenset({"gelu_backward"}))])
+def test_heavy_producers_prefetch_the_next_row_tile_and_others_do_not(producer):
+    """GELU backward bf16[25216, 3072] and [32768, 11008]: 1.590 -> 1.275 and 1.670 -> 1.364x copy SOL with the
+    prefetch; two reductions, fp8 casts and light copies lost 4-18% (sweeps/2026-11-30-h200-sweep-prefetch.csv)."""
+    assert th.launch_config(3072, 25216, 2, 2, H200_SMS, **producer).prefetch
+    assert not th.launch_config(3072, 25216, 2, 2, H200_SMS, **producer, override={"PREFETCH": 0}).prefetch
+    for light in (dict(ops=6), dict(ops=0, reductions=2), dict(ops=2)):
+        assert not th.launch_config(3072, 25216, 1, 2, H200_SMS, **light).prefetch
+    assert th.launch_config(3072, 25216, 2, 2, H200_SMS, ops=2, override={"PREFETCH": 1}).prefetch
+
+
 @pytest.mark.parametrize("itemsize,ops,rsplit", [(4, 0, 395), (2, 2, 81)])
 def test_odd_c_and_odd_n_get_a_narrow_scalar_tile_and_one_row_tile_a_program(itemsize, ops, rsplit):
     """Prime f32[25229, 3067] (X32 R64 w4: 1.80x copy SOL against 3.13x) and bf16[8191, 1021] a * b + 1 (1.72x
