@@ -244,6 +244,16 @@ PREFETCH2_PLAN = {
         ("F5-fp8-cast-transpose-dbias", "bf16", 32768, 11008), ("F5-fp8-cast-transpose-dbias", "bf16", 25216, 3072),
         ("F4-flatten", "fp16", 8192, 4096), ("F3-amax", "bf16", 1024, 4096))},
 }
+# Unmeasured launches of the notes of 2026-11-30: the two-level finish of huge/F1 (RSPLIT 512) against one level
+# (FINISH_GROUP=4096); one row tile a program for odd C and N without a row-tile cap (f32[2100001, 33]: RSPLIT 32813)
+# against 4 and 16 tiles a program and a one-wave RSPLIT; and the prefetch on the scalar tiles' looped kernels (two
+# reductions with odd C and N: 16 elements a thread, two row tiles a program).
+CHECKS_PLAN = {
+    ("F1-t", "bf16", 65536, 50257): ["", "FINISH_GROUP=4096"],
+    ("F1-t", "fp32", 2100001, 33): ["", "TILES_PER_PROGRAM=4", "TILES_PER_PROGRAM=16", "RSPLIT=64"],
+    ("F3-layernorm-backward", "bf16", 8191, 1021): ["", "PREFETCH=1"],
+    ("F3-layernorm-backward", "fp32", 25229, 3067): ["", "PREFETCH=1"],
+}
 PROGRAMS_PER_SM = [4, 8, 16, 32]
 SMALL_PROGRAMS_PER_SM = [1, 2, 4, 8, 16]
 NUM_SMS = 132
@@ -336,11 +346,11 @@ def main(argv=None) -> None:
     parser.add_argument("--shapes", default="large",
                         choices=["large", "small", "f5", "two", "waves", "odd", "check", "tune", "midwide", "gate",
                                  "onetile", "oddcheck", "spin", "spincheck", "tree", "group", "fewsplits", "several",
-                                 "prefetch", "prefetch2"],
+                                 "prefetch", "prefetch2", "checks"],
                         help="SHAPES, SMALL_SHAPES, F5_SHAPES, TWO_REDUCTION_SHAPES, the cases of WAVES_FILE, "
                              "ODD_PLAN, CHECK_PLAN, TUNE_PLAN, MIDWIDE_PLAN, GATE_PLAN, the onetile plan, ODDCHECK_PLAN, the "
-                             "spin plan, SPINCHECK_PLAN, the tree, group, fewsplits or several plan, PREFETCH_PLAN or "
-                             "PREFETCH2_PLAN")
+                             "spin plan, SPINCHECK_PLAN, the tree, group, fewsplits or several plan, PREFETCH_PLAN, "
+                             "PREFETCH2_PLAN or CHECKS_PLAN")
     args = parser.parse_args(argv)
     if args.shapes == "waves":
         plan = wave_launches()
@@ -361,10 +371,10 @@ def main(argv=None) -> None:
     elif args.shapes == "odd":
         plan = {shape: ["", *odd_launches(shape)] for shape in ODD_PLAN}  # "": the heuristic's own launch
     elif args.shapes in ("check", "tune", "midwide", "gate", "oddcheck", "spincheck", "prefetch",
-                         "prefetch2"):
+                         "prefetch2", "checks"):
         plan = {"check": CHECK_PLAN, "tune": TUNE_PLAN, "midwide": MIDWIDE_PLAN, "gate": GATE_PLAN,
                 "oddcheck": ODDCHECK_PLAN, "spincheck": SPINCHECK_PLAN, "prefetch": PREFETCH_PLAN,
-                "prefetch2": PREFETCH2_PLAN}[args.shapes]
+                "prefetch2": PREFETCH2_PLAN, "checks": CHECKS_PLAN}[args.shapes]
     else:
         shapes = {"large": SHAPES, "small": SMALL_SHAPES, "f5": F5_SHAPES, "two": TWO_REDUCTION_SHAPES}[args.shapes]
         plan = {shape: launches(*shape) for shape in shapes}
