@@ -254,6 +254,14 @@ CHECKS_PLAN = {
     ("F3-layernorm-backward", "bf16", 8191, 1021): ["", "PREFETCH=1"],
     ("F3-layernorm-backward", "fp32", 25229, 3067): ["", "PREFETCH=1"],
 }
+# Out-of-sample checks of the prefetch rule (at most 16 elements a thread, looped): the heuristic's launch ("", now
+# prefetched) against PREFETCH=0 on shapes no sweep had: fp8 casts with odd C and N (one wave, 16 elements a thread),
+# amax + sum with odd C and N (two row tiles a program), and GELU backward at other sizes, odd ones included.
+PREFETCHCHECK_PLAN = {shape: ["", "PREFETCH=0"] for shape in (
+    ("F5-fp8-cast-transpose-dbias", "bf16", 4099, 769), ("F5-fp8-cast-transpose-dbias", "fp32", 25229, 3067),
+    ("F3-amax", "bf16", 8191, 1021), ("F2-gelu-backward", "fp16", 8192, 4096), ("F2-gelu-backward", "fp32", 4096, 3072),
+    ("F2-gelu-backward", "bf16", 8191, 1021),
+)}
 PROGRAMS_PER_SM = [4, 8, 16, 32]
 SMALL_PROGRAMS_PER_SM = [1, 2, 4, 8, 16]
 NUM_SMS = 132
@@ -346,11 +354,11 @@ def main(argv=None) -> None:
     parser.add_argument("--shapes", default="large",
                         choices=["large", "small", "f5", "two", "waves", "odd", "check", "tune", "midwide", "gate",
                                  "onetile", "oddcheck", "spin", "spincheck", "tree", "group", "fewsplits", "several",
-                                 "prefetch", "prefetch2", "checks"],
+                                 "prefetch", "prefetch2", "checks", "prefetchcheck"],
                         help="SHAPES, SMALL_SHAPES, F5_SHAPES, TWO_REDUCTION_SHAPES, the cases of WAVES_FILE, "
                              "ODD_PLAN, CHECK_PLAN, TUNE_PLAN, MIDWIDE_PLAN, GATE_PLAN, the onetile plan, ODDCHECK_PLAN, the "
                              "spin plan, SPINCHECK_PLAN, the tree, group, fewsplits or several plan, PREFETCH_PLAN, "
-                             "PREFETCH2_PLAN or CHECKS_PLAN")
+                             "PREFETCH2_PLAN, CHECKS_PLAN or PREFETCHCHECK_PLAN")
     args = parser.parse_args(argv)
     if args.shapes == "waves":
         plan = wave_launches()
@@ -371,10 +379,11 @@ def main(argv=None) -> None:
     elif args.shapes == "odd":
         plan = {shape: ["", *odd_launches(shape)] for shape in ODD_PLAN}  # "": the heuristic's own launch
     elif args.shapes in ("check", "tune", "midwide", "gate", "oddcheck", "spincheck", "prefetch",
-                         "prefetch2", "checks"):
+                         "prefetch2", "checks", "prefetchcheck"):
         plan = {"check": CHECK_PLAN, "tune": TUNE_PLAN, "midwide": MIDWIDE_PLAN, "gate": GATE_PLAN,
                 "oddcheck": ODDCHECK_PLAN, "spincheck": SPINCHECK_PLAN, "prefetch": PREFETCH_PLAN,
-                "prefetch2": PREFETCH2_PLAN, "checks": CHECKS_PLAN}[args.shapes]
+                "prefetch2": PREFETCH2_PLAN, "checks": CHECKS_PLAN,
+                "prefetchcheck": PREFETCHCHECK_PLAN}[args.shapes]
     else:
         shapes = {"large": SHAPES, "small": SMALL_SHAPES, "f5": F5_SHAPES, "two": TWO_REDUCTION_SHAPES}[args.shapes]
         plan = {shape: launches(*shape) for shape in shapes}

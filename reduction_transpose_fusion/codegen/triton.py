@@ -47,11 +47,11 @@ against 1.17x with two (``sweeps/2026-11-30-h200-sweep-spin-looped.csv`` against
 two-level finish flagged partials were still no faster than the ticket on any of 9 two-reduction shapes
 (``sweeps/2026-11-30-h200-sweep-several.csv``).
 
-**Prefetch** (``prefetch=True``: heavy producers, :mod:`..runtime.triton_heuristics`): the looped kernel issues the
-next row tile's loads at the top of each iteration, before it computes and stores the current tile
-(:func:`prefetch_row_loop`, a rewrite of the loop Inductor wrote), so each warp keeps a tile's loads in flight
-through its arithmetic.  A GELU backward's 8-element-a-thread tile took 61-64 registers against 55-64 and ran 16-20%
-faster (``sweeps/2026-11-30-h200-sweep-prefetch.csv``).  The persistent kernel (one row tile a program) has no loop.
+**Prefetch** (``prefetch=True``: looped kernels with small tiles, :mod:`..runtime.triton_heuristics`): each
+iteration issues the next row tile's loads before it computes and stores the current tile (:func:`prefetch_row_loop`,
+a rewrite of the loop Inductor wrote), so each warp keeps a tile's loads in flight through its arithmetic.  A GELU
+backward's 8-element-a-thread tile took 61-64 registers against 55-64 and ran 16-20% faster
+(``sweeps/2026-11-30-h200-sweep-prefetch.csv``).  The persistent kernel (one row tile a program) has no loop.
 
 The sum order is fixed by the workspace index, not by arrival, so results are bitwise reproducible, and the only
 atomic is the ticket counter (none with flagged partials).  The launch is an ordinary one.  With the

@@ -25,8 +25,8 @@ Rules, each from the H200 sweep recorded in ``benchmarks/results/`` (see README,
   one program per ``R0_BLOCK`` rows, and few enough
   that the partials (``4 * RSPLIT * C`` bytes, written once and read once) stay under :data:`MAX_PARTIALS_FRACTION`
   of the bytes of ``x`` (in the widest dtype the kernel reads).
-* **Prefetch**: a heavy producer's looped kernel loads the next row tile before it computes the current one
-  (:data:`PREFETCH_HEAVY_PRODUCERS`).
+* **Prefetch**: a looped kernel with at most :data:`PREFETCH_MAX_ELEMENTS_PER_THREAD` tile elements a thread loads
+  the next row tile before it computes the current one.
 """
 
 from __future__ import annotations
@@ -156,17 +156,20 @@ FINISH_GROUP = 64
 # only with a static N: a dynamic N gets the looped one-tile kernel (133-175 registers against 63-66; not measured),
 # so it keeps one wave (fresh-user review, 2026-11-30).
 MAX_ONE_TILE_RSPLIT = FINISH_GROUP * FINISH_GROUP
-# A heavy producer's looped kernel prefetches the next row tile into registers (codegen/triton.py,
-# prefetch_row_loop): with 8 elements a thread, each warp computes ~28 FP instructions an element between a tile's
-# loads and its stores with no load in flight.  In two H200 sweeps (sweeps/2026-11-30-h200-sweep-prefetch.csv, then
-# -prefetch2.csv; one wave, x copy SOL): GELU backward bf16[25216, 3072] 1.590 -> 1.275 (1.269 in the second),
-# bf16[32768, 11008] 1.670 -> 1.364 (1.364), f32[512, 1024] 1.251 -> 1.206, at 55-64 -> 61-64 registers (89 in
-# f32), so 4 programs of 8 warps stay resident; the heavy tile stayed best with it (16 elements a thread, 4 warps, or
-# RSPLIT 2-16: 1.38-3.07x).  Not for the other looped kernels: with their 32-64 elements a thread the prefetch took
-# registers from 109-168 to 156-254 and lost 4-18% (two reductions, fp8 casts, short aligned copies), and at 8 warps
-# (half the elements a thread) 7-31% against the default; a * b + 1 on GELU's tile gained (1.330 -> 1.232x) but its
-# own launch (one row tile a program, no loop) is faster still.
-PREFETCH_HEAVY_PRODUCERS = True
+# Looped kernels with small tiles (at most 16 elements a thread: a heavy producer's, or two reductions with odd C and
+# N) prefetch the next row tile into registers (codegen/triton.py, prefetch_row_loop): with few elements a thread, a
+# warp has nothing in flight while it computes a tile and stores it transposed, and the prefetch costs few registers.
+# In three H200 sweeps (sweeps/2026-11-30-h200-sweep-prefetch.csv, -prefetch2.csv, -checks.csv; x copy SOL):
+# * GELU backward (8 elements a thread, 8 warps) bf16[25216, 3072] 1.590 -> 1.275 (1.269 in the second sweep),
+#   bf16[32768, 11008] 1.670 -> 1.364 (1.364), f32[512, 1024] 1.251 -> 1.206, at 61-64 registers against 55-64 (89
+#   in f32), so 4 programs of 8 warps stay resident; the heavy tile stayed best with it (16 elements a thread, 4
+#   warps, or RSPLIT 2-16: 1.38-3.07x);
+# * LayerNorm backward with odd C and N (16 elements a thread, two row tiles a program): bf16[8191, 1021] 1.757 ->
+#   1.567, f32[25229, 3067] 1.901 -> 1.887 (122 and 168 registers against 128 and 140);
+# * but the other looped kernels, at 32-64 elements a thread, lost 4-18% (two reductions, fp8 casts, short aligned
+#   copies: registers from 109-168 to 156-254), and at 8 warps (half the elements a thread) they stayed 7-31% slower
+#   than their defaults.  The persistent kernel (one row tile a program) has no loop to prefetch.
+PREFETCH_MAX_ELEMENTS_PER_THREAD = SCALAR_ELEMENTS_PER_THREAD
 SCALAR_TILES_PER_PROGRAM = 2
 # One odd extent (half-scalar tile, 32 elements a thread) in a plain copy (no producer op, one reduction): one row
 # tile a program (then looped, with the ticket) ran bf16[8191, 4096] at 1.74x copy SOL against 1.98x for one wave,
@@ -272,7 +275,7 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
         num_stages=override.get("num_stages", 1),
         tiles_per_program=0 if "RSPLIT" in override else tiles_per_program,
         finish_group=override.get("FINISH_GROUP", FINISH_GROUP),
-        prefetch=bool(override.get("PREFETCH", heavy and PREFETCH_HEAVY_PRODUCERS)),
+        prefetch=bool(override.get("PREFETCH", 0 < per_thread <= PREFETCH_MAX_ELEMENTS_PER_THREAD)),
     )
 
 

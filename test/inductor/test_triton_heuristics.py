@@ -153,13 +153,17 @@ def test_heavy_producers_get_eight_elements_a_thread_on_eight_warps(producer):
 
 
 @pytest.mark.parametrize("producer", [dict(ops=th.HEAVY_OPS + 1), dict(ops=6, producer_ops=frozenset({"gelu_backward"}))])
-def test_heavy_producers_prefetch_the_next_row_tile_and_others_do_not(producer):
+def test_small_tiles_prefetch_the_next_row_tile_and_others_do_not(producer):
     """GELU backward bf16[25216, 3072] and [32768, 11008]: 1.590 -> 1.275 and 1.670 -> 1.364x copy SOL with the
-    prefetch; two reductions, fp8 casts and light copies lost 4-18% (sweeps/2026-11-30-h200-sweep-prefetch.csv)."""
+    prefetch; LayerNorm backward bf16[8191, 1021] (odd C and N) 1.757 -> 1.567; two reductions, fp8 casts and light
+    copies at 32-64 elements a thread lost 4-18% (sweeps/2026-11-30-h200-sweep-{prefetch,checks}.csv)."""
     assert th.launch_config(3072, 25216, 2, 2, H200_SMS, **producer).prefetch
     assert not th.launch_config(3072, 25216, 2, 2, H200_SMS, **producer, override={"PREFETCH": 0}).prefetch
+    odd = th.launch_config(1021, 8191, 2, 2, H200_SMS, ops=1, reductions=2)
+    assert per_thread(odd) == th.SCALAR_ELEMENTS_PER_THREAD and odd.tiles_per_program == 2 and odd.prefetch
     for light in (dict(ops=6), dict(ops=0, reductions=2), dict(ops=2)):
         assert not th.launch_config(3072, 25216, 1, 2, H200_SMS, **light).prefetch
+    assert not th.launch_config(4095, 8192, 2, 2, H200_SMS, ops=2).prefetch  # one odd extent: 32 elements a thread
     assert th.launch_config(3072, 25216, 2, 2, H200_SMS, ops=2, override={"PREFETCH": 1}).prefetch
 
 
