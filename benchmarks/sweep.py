@@ -262,6 +262,14 @@ PREFETCHCHECK_PLAN = {shape: ["", "PREFETCH=0"] for shape in (
     ("F3-amax", "bf16", 8191, 1021), ("F2-gelu-backward", "fp16", 8192, 4096), ("F2-gelu-backward", "fp32", 4096, 3072),
     ("F2-gelu-backward", "bf16", 8191, 1021),
 )}
+# The prefetch on the odd shapes that now take one row tile a program (persistent, no loop): looped launches of two to
+# four row tiles a program, or one wave, with the prefetch, beside the heuristic's launch ("").
+ODDPREFETCH_PLAN = {
+    **{shape: ["", "TILES_PER_PROGRAM=2,PREFETCH=0", "TILES_PER_PROGRAM=2,PREFETCH=1", "TILES_PER_PROGRAM=4,PREFETCH=1",
+               "RSPLIT=16,PREFETCH=1"] for shape in (("F2-mul-add", "bf16", 8191, 1021), ("F1-t", "bf16", 8191, 1021))},
+    ("F1-t", "bf16", 8192, 50257): ["", "TILES_PER_PROGRAM=2,PREFETCH=1", "TILES_PER_PROGRAM=2,PREFETCH=1,num_warps=16"],
+    ("F1-t", "fp32", 25229, 3067): ["", "TILES_PER_PROGRAM=2,PREFETCH=1", "TILES_PER_PROGRAM=4,PREFETCH=1"],
+}
 PROGRAMS_PER_SM = [4, 8, 16, 32]
 SMALL_PROGRAMS_PER_SM = [1, 2, 4, 8, 16]
 NUM_SMS = 132
@@ -354,11 +362,12 @@ def main(argv=None) -> None:
     parser.add_argument("--shapes", default="large",
                         choices=["large", "small", "f5", "two", "waves", "odd", "check", "tune", "midwide", "gate",
                                  "onetile", "oddcheck", "spin", "spincheck", "tree", "group", "fewsplits", "several",
-                                 "prefetch", "prefetch2", "checks", "prefetchcheck"],
+                                 "prefetch", "prefetch2", "checks", "prefetchcheck",
+                                 "oddprefetch"],
                         help="SHAPES, SMALL_SHAPES, F5_SHAPES, TWO_REDUCTION_SHAPES, the cases of WAVES_FILE, "
                              "ODD_PLAN, CHECK_PLAN, TUNE_PLAN, MIDWIDE_PLAN, GATE_PLAN, the onetile plan, ODDCHECK_PLAN, the "
                              "spin plan, SPINCHECK_PLAN, the tree, group, fewsplits or several plan, PREFETCH_PLAN, "
-                             "PREFETCH2_PLAN, CHECKS_PLAN or PREFETCHCHECK_PLAN")
+                             "PREFETCH2_PLAN, CHECKS_PLAN, PREFETCHCHECK_PLAN or ODDPREFETCH_PLAN")
     args = parser.parse_args(argv)
     if args.shapes == "waves":
         plan = wave_launches()
@@ -379,11 +388,12 @@ def main(argv=None) -> None:
     elif args.shapes == "odd":
         plan = {shape: ["", *odd_launches(shape)] for shape in ODD_PLAN}  # "": the heuristic's own launch
     elif args.shapes in ("check", "tune", "midwide", "gate", "oddcheck", "spincheck", "prefetch",
-                         "prefetch2", "checks", "prefetchcheck"):
+                         "prefetch2", "checks", "prefetchcheck",
+                         "oddprefetch"):
         plan = {"check": CHECK_PLAN, "tune": TUNE_PLAN, "midwide": MIDWIDE_PLAN, "gate": GATE_PLAN,
                 "oddcheck": ODDCHECK_PLAN, "spincheck": SPINCHECK_PLAN, "prefetch": PREFETCH_PLAN,
                 "prefetch2": PREFETCH2_PLAN, "checks": CHECKS_PLAN,
-                "prefetchcheck": PREFETCHCHECK_PLAN}[args.shapes]
+                "prefetchcheck": PREFETCHCHECK_PLAN, "oddprefetch": ODDPREFETCH_PLAN}[args.shapes]
     else:
         shapes = {"large": SHAPES, "small": SMALL_SHAPES, "f5": F5_SHAPES, "two": TWO_REDUCTION_SHAPES}[args.shapes]
         plan = {shape: launches(*shape) for shape in shapes}

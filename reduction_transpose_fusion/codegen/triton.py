@@ -47,7 +47,7 @@ against 1.17x with two (``sweeps/2026-11-30-h200-sweep-spin-looped.csv`` against
 two-level finish flagged partials were still no faster than the ticket on any of 9 two-reduction shapes
 (``sweeps/2026-11-30-h200-sweep-several.csv``).
 
-**Prefetch** (``prefetch=True``: looped kernels with small tiles, :mod:`..runtime.triton_heuristics`): each
+**Prefetch** (``prefetch=True``: looped 16-bit kernels with small tiles, :mod:`..runtime.triton_heuristics`): each
 iteration issues the next row tile's loads before it computes and stores the current tile (:func:`prefetch_row_loop`,
 a rewrite of the loop Inductor wrote), so each warp keeps a tile's loads in flight through its arithmetic.  A GELU
 backward's 8-element-a-thread tile took 61-64 registers against 55-64 and ran 16-20% faster

@@ -25,8 +25,8 @@ Rules, each from the H200 sweep recorded in ``benchmarks/results/`` (see README,
   one program per ``R0_BLOCK`` rows, and few enough
   that the partials (``4 * RSPLIT * C`` bytes, written once and read once) stay under :data:`MAX_PARTIALS_FRACTION`
   of the bytes of ``x`` (in the widest dtype the kernel reads).
-* **Prefetch**: a looped kernel with at most :data:`PREFETCH_MAX_ELEMENTS_PER_THREAD` tile elements a thread loads
-  the next row tile before it computes the current one.
+* **Prefetch**: a looped kernel with at most :data:`PREFETCH_MAX_ELEMENTS_PER_THREAD` tile elements a thread and
+  only 16-bit full-size tensors loads the next row tile before it computes the current one.
 """
 
 from __future__ import annotations
@@ -157,19 +157,25 @@ FINISH_GROUP = 64
 # so it keeps one wave (fresh-user review, 2026-11-30).
 MAX_ONE_TILE_RSPLIT = FINISH_GROUP * FINISH_GROUP
 # Looped kernels with small tiles (at most 16 elements a thread: a heavy producer's, or two reductions with odd C and
-# N) prefetch the next row tile into registers (codegen/triton.py, prefetch_row_loop): with few elements a thread, a
-# warp has nothing in flight while it computes a tile and stores it transposed, and the prefetch costs few registers.
-# In three H200 sweeps (sweeps/2026-11-30-h200-sweep-prefetch.csv, -prefetch2.csv, -checks.csv; x copy SOL):
-# * GELU backward (8 elements a thread, 8 warps) bf16[25216, 3072] 1.590 -> 1.275 (1.269 in the second sweep),
-#   bf16[32768, 11008] 1.670 -> 1.364 (1.364), f32[512, 1024] 1.251 -> 1.206, at 61-64 registers against 55-64 (89
-#   in f32), so 4 programs of 8 warps stay resident; the heavy tile stayed best with it (16 elements a thread, 4
-#   warps, or RSPLIT 2-16: 1.38-3.07x);
-# * LayerNorm backward with odd C and N (16 elements a thread, two row tiles a program): bf16[8191, 1021] 1.757 ->
-#   1.567, f32[25229, 3067] 1.901 -> 1.887 (122 and 168 registers against 128 and 140);
-# * but the other looped kernels, at 32-64 elements a thread, lost 4-18% (two reductions, fp8 casts, short aligned
+# N) whose full-size tensors are all 16-bit prefetch the next row tile into registers (codegen/triton.py,
+# prefetch_row_loop): with few elements a thread, a warp has nothing in flight while it computes a tile and stores it
+# transposed.  From four H200 sweeps (sweeps/2026-11-30-h200-sweep-{prefetch,prefetch2,checks,prefetchcheck}.csv;
+# prefetch off -> on, x copy SOL; registers from the compiled kernels):
+# * 16-bit, all gains: GELU backward (8 elements a thread, 8 warps) bf16[25216, 3072] 1.590 -> 1.275 (1.269 in a
+#   second sweep), bf16[32768, 11008] 1.670 -> 1.364 (1.364), fp16[8192, 4096] 1.627 -> 1.316, bf16[8191, 1021]
+#   (odd) 2.312 -> 1.787; two reductions with odd C and N (16 elements a thread, two row tiles a program): LayerNorm
+#   backward bf16[8191, 1021] 1.757 -> 1.567, amax + sum bf16[8191, 1021] 2.283 -> 1.985.  The heavy tile stayed
+#   best with the prefetch (16 elements a thread, 4 warps, or RSPLIT 2-16: 1.38-3.07x);
+# * f32, mixed: GELU backward f32[512, 1024] 1.251 -> 1.206, f32[4096, 3072] 1.118 -> 1.152 (89 registers against
+#   64: an f32 heavy kernel already needs the 64 that 4 programs of 8 warps allow), LayerNorm backward f32[25229,
+#   3067] 1.901 -> 1.887;
+# * an fp8 output, losses: fp32 -> fp8 [25229, 3067] 2.571 -> 3.230 (slower than stock), bf16 -> fp8 [4099, 769]
+#   1.351 -> 1.373;
+# * the other looped kernels, at 32-64 elements a thread, lost 4-18% (two reductions, fp8 casts, short aligned
 #   copies: registers from 109-168 to 156-254), and at 8 warps (half the elements a thread) they stayed 7-31% slower
 #   than their defaults.  The persistent kernel (one row tile a program) has no loop to prefetch.
 PREFETCH_MAX_ELEMENTS_PER_THREAD = SCALAR_ELEMENTS_PER_THREAD
+PREFETCH_ITEMSIZE = 2
 SCALAR_TILES_PER_PROGRAM = 2
 # One odd extent (half-scalar tile, 32 elements a thread) in a plain copy (no producer op, one reduction): one row
 # tile a program (then looped, with the ticket) ran bf16[8191, 4096] at 1.74x copy SOL against 1.98x for one wave,
@@ -275,7 +281,8 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
         num_stages=override.get("num_stages", 1),
         tiles_per_program=0 if "RSPLIT" in override else tiles_per_program,
         finish_group=override.get("FINISH_GROUP", FINISH_GROUP),
-        prefetch=bool(override.get("PREFETCH", 0 < per_thread <= PREFETCH_MAX_ELEMENTS_PER_THREAD)),
+        prefetch=bool(override.get("PREFETCH", 0 < per_thread <= PREFETCH_MAX_ELEMENTS_PER_THREAD
+                                   and narrowest == widest == PREFETCH_ITEMSIZE)),
     )
 
 

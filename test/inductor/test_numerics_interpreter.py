@@ -76,15 +76,15 @@ def test_odd_c_and_odd_n_default_launch_is_correct():
     ("F3-layernorm-backward", 1211, 33, ""),  # two reductions, odd C and N: 16 elements a thread, two row tiles
 ])
 def test_small_tiles_prefetch_by_default_and_match_stock(name, rows, cols, launch):
-    """Looped kernels of at most 16 elements a thread prefetch the next row tile (runtime/triton_heuristics.py); the
+    """16-bit looped kernels of at most 16 elements a thread prefetch the next row tile (triton_heuristics.py); the
     last chunk of each is one ragged tile or ends in one, which the loop loads again as its own next."""
-    case, inputs, src, fused = run(name, rows, cols, torch.float32, **ON,
+    case, inputs, src, fused = run(name, rows, cols, torch.bfloat16, **ON,
                                    reduction_transpose_fusion_launch_config=launch)
     assert "r0_offset_next" in src and "for r0_offset" in src
-    _, _, _, stock = run(name, rows, cols, torch.float32, reduction_transpose_fusion=False)
+    _, _, _, stock = run(name, rows, cols, torch.bfloat16, reduction_transpose_fusion=False)
     assert torch.equal(families.bits(fused[0]), families.bits(stock[0]))
     for out, ref in zip(fused[1:], case.reference(inputs)[1:]):
-        assert families.rel_err(out, ref) <= families.TOLERANCE[torch.float32]
+        assert families.rel_err(out, ref) <= families.TOLERANCE[out.dtype]
 
 
 def test_default_launch_heuristic_is_correct():
