@@ -263,7 +263,9 @@ PREFETCHCHECK_PLAN = {shape: ["", "PREFETCH=0"] for shape in (
     ("F2-gelu-backward", "bf16", 8191, 1021),
 )}
 # The prefetch on the odd shapes that now take one row tile a program (persistent, no loop): looped launches of two to
-# four row tiles a program, or one wave, with the prefetch, beside the heuristic's launch ("").
+# four row tiles a program, or one wave, with the prefetch, beside the heuristic's launch ("").  Run on 2026-11-30
+# (sweeps/2026-11-30-h200-sweep-oddprefetch.csv): the persistent kernel stayed best or within 2.6% (a * b + 1 over
+# bf16[8191, 1021]: one wave with the prefetch 1.535x copy SOL against 1.576x, one run of a 30 us kernel).
 ODDPREFETCH_PLAN = {
     **{shape: ["", "TILES_PER_PROGRAM=2,PREFETCH=0", "TILES_PER_PROGRAM=2,PREFETCH=1", "TILES_PER_PROGRAM=4,PREFETCH=1",
                "RSPLIT=16,PREFETCH=1"] for shape in (("F2-mul-add", "bf16", 8191, 1021), ("F1-t", "bf16", 8191, 1021))},
