@@ -228,8 +228,8 @@ PREFETCH_PLAN = {
         ("F4-flatten", "fp16", 8192, 4096), ("F2-mul-add", "fp16", 4096, 3072), ("F1-t", "fp32", 4096, 768))},
 }
 # The prefetch plan's result (sweeps/2026-11-30-h200-sweep-prefetch.csv): the prefetch gained 16-20% on the two large
-# GELU kernels (1.590 -> 1.275, 1.670 -> 1.364x copy SOL; 55-64 registers) and lost 4-18% on kernels of 32-64
-# elements a thread, whose registers rose from 120-164 to 156-254.  So: the heavy tile's neighbours with the prefetch
+# GELU kernels (1.590 -> 1.275, 1.670 -> 1.364x copy SOL; 55-64 registers) and lost 4-18% on 8 of the 10 kernels of
+# 32-64 elements a thread, whose registers rose from 120-164 to 156-254 (two short ones gained 4%).  So: the heavy tile's neighbours with the prefetch
 # (elements a thread, warps, RSPLIT), and the other looped kernels at half the elements a thread (8 warps), with and
 # without the prefetch (-prefetch2.csv: the heavy tile stayed best, and nothing beat the others' defaults).
 PREFETCH2_GELU = ["PREFETCH=1", "PREFETCH=1,XBLOCK=64,R0_BLOCK=64,num_warps=8",

@@ -171,9 +171,11 @@ MAX_ONE_TILE_RSPLIT = FINISH_GROUP * FINISH_GROUP
 #   3067] 1.901 -> 1.887;
 # * an fp8 output, losses: fp32 -> fp8 [25229, 3067] 2.571 -> 3.230 (slower than stock), bf16 -> fp8 [4099, 769]
 #   1.351 -> 1.373;
-# * the other looped kernels, at 32-64 elements a thread, lost 4-18% (two reductions, fp8 casts, short aligned
-#   copies: registers from 109-168 to 156-254), and at 8 warps (half the elements a thread) they stayed 7-31% slower
-#   than their defaults.  The persistent kernel (one row tile a program) has no loop to prefetch.
+# * looped kernels of 32-64 elements a thread: 8 of 10 lost 4-18% (two reductions, fp8 casts, short aligned copies:
+#   registers from 120-164 to 156-254), two short ones gained 4% (LayerNorm backward fp16[8192, 768] 1.148 -> 1.106,
+#   amax + sum bf16[1024, 4096] 1.419 -> 1.366); at 8 warps (half the elements a thread), with or without the
+#   prefetch, none of six beat its default by more than 0.7% (bf16 -> fp8 [32768, 11008] without it: 1.258 against
+#   1.267), and the rest were 4-31% slower.  The persistent kernel (one row tile a program) has no loop to prefetch.
 PREFETCH_MAX_ELEMENTS_PER_THREAD = SCALAR_ELEMENTS_PER_THREAD
 PREFETCH_ITEMSIZE = 2
 SCALAR_TILES_PER_PROGRAM = 2
