@@ -320,7 +320,8 @@ _LOAD = re.compile(r"^(tmp\d+) = tl\.load\(")
 def prefetch_row_loop(source: str) -> str | None:
     """``source`` with its row loop prefetching in registers (module docstring), or None where the loop body is not
     index lines (``name = expr``), then loads (``tmpN = tl.load(...)``, of index lines and arguments only), then the
-    rest with no load: an indirect load, or a load Inductor placed after some compute, is left alone.
+    rest with no load and no new value for a name the loads read: an indirect load, a load Inductor placed after some
+    compute, or a block pointer that the loop advances is left alone.
 
     Each iteration first issues the next row tile's loads (``tmpN_next``, from index lines recomputed for
     ``r0_offset_next``, every name suffixed ``_next``) and then computes and stores the tile loaded one iteration
@@ -331,7 +332,9 @@ def prefetch_row_loop(source: str) -> str | None:
         return None
     indent, tail = m.group(1), source[m.end():].split("\n")
     inner = indent + "    "
-    count = next((i for i, line in enumerate(tail) if not line.startswith(inner)), len(tail))
+    count = next((i for i, line in enumerate(tail) if line.strip() and not line.startswith(inner)), len(tail))
+    while count and not tail[count - 1].strip():  # blank lines after the loop are not its body
+        count -= 1
     stmts = [line[len(inner):] for line in tail[:count]]
     first = next((i for i, stmt in enumerate(stmts) if _LOAD.match(stmt)), len(stmts))
     last = next((i for i in range(first, len(stmts)) if not _LOAD.match(stmts[i])), len(stmts))
@@ -339,6 +342,10 @@ def prefetch_row_loop(source: str) -> str | None:
     if (not loads or not all(_ASSIGN.match(stmt) and "tl.load" not in stmt for stmt in pre)
             or any("tl.load" in stmt for stmt in rest)
             or any(re.search(r"\btmp\d+\b", _ASSIGN.match(stmt).group(2)) for stmt in loads)):
+        return None
+    # a load of a name the rest of the body reassigns (a block pointer moved by tl.advance) would read a stale tile
+    carried = {assign.group(1) for stmt in rest if (assign := re.match(r"\s*(\w+) = ", stmt))}
+    if any(name in carried for stmt in loads for name in re.findall(r"\b\w+\b", _ASSIGN.match(stmt).group(2))):
         return None
     names = ["r0_offset", *(_ASSIGN.match(stmt).group(1) for stmt in pre)]
     shift = functools.partial(re.compile(r"\b(" + "|".join(names) + r")\b").sub, r"\1_next")

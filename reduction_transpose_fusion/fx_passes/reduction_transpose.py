@@ -197,7 +197,9 @@ def skip_reason(site: Site) -> Optional[str]:
     """Why ``site`` is left to stock Inductor, or None to fuse it.  The rules, in order:
 
     0. ``torch.use_deterministic_algorithms(True)`` asks for no atomics, and the fused finish takes an atomic ticket
-       (its result is bitwise reproducible either way; stock's split reduction uses no atomics);
+       (its result is bitwise reproducible either way; stock's split reduction uses no atomics); and
+       ``triton.use_block_ptr``: Inductor's block pointers start every program of a cooperative row split at row 0
+       instead of its own chunk, so the fused kernel would be wrong (found by a fresh-user review, 2026-11-30);
     1. a size is unbacked (no hint), so nothing can be decided without a guard; the tensor is empty; Inductor
        lowers the reduction as an inner one, with its own split (C = 1, or most full-size reads contiguous along N,
        ``ir.py:1433``); or N is so small that Inductor unrolls the reduction into pointwise code (no reduction
@@ -227,6 +229,9 @@ def skip_reason(site: Site) -> Optional[str]:
     """
     if torch.are_deterministic_algorithms_enabled():
         return "torch.use_deterministic_algorithms(True): the fused kernel's finish takes an atomic ticket"
+    if inductor_config.triton.use_block_ptr:
+        return ("triton.use_block_ptr: Inductor's block pointers would start every program of the fused kernel's row "
+                "split at row 0")
     if site.hints is None:
         return "a size has no hint (unbacked), so the gate cannot be decided"
     if site.nbytes == 0:

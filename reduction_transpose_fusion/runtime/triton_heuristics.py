@@ -26,7 +26,8 @@ Rules, each from the H200 sweep recorded in ``benchmarks/results/`` (see README,
   that the partials (``4 * RSPLIT * C`` bytes, written once and read once) stay under :data:`MAX_PARTIALS_FRACTION`
   of the bytes of ``x`` (in the widest dtype the kernel reads).
 * **Prefetch**: a looped kernel with at most :data:`PREFETCH_MAX_ELEMENTS_PER_THREAD` tile elements a thread and
-  only 16-bit full-size tensors loads the next row tile before it computes the current one.
+  only 16-bit full-size tensors, and more than one row tile a program, loads the next row tile before it computes the
+  current one.
 """
 
 from __future__ import annotations
@@ -175,7 +176,8 @@ MAX_ONE_TILE_RSPLIT = FINISH_GROUP * FINISH_GROUP
 #   registers from 120-164 to 156-254), two short ones gained 4% (LayerNorm backward fp16[8192, 768] 1.148 -> 1.106,
 #   amax + sum bf16[1024, 4096] 1.419 -> 1.366); at 8 warps (half the elements a thread), with or without the
 #   prefetch, none of six beat its default by more than 0.7% (bf16 -> fp8 [32768, 11008] without it: 1.258 against
-#   1.267), and the rest were 4-31% slower.  The persistent kernel (one row tile a program) has no loop to prefetch.
+#   1.267), and the rest were 4-31% slower.  The persistent kernel (one row tile a program) has no loop to prefetch,
+#   and the looped one (one row tile a program with a dynamic N) would load its one tile twice: neither does.
 PREFETCH_MAX_ELEMENTS_PER_THREAD = SCALAR_ELEMENTS_PER_THREAD
 PREFETCH_ITEMSIZE = 2
 SCALAR_TILES_PER_PROGRAM = 2
@@ -284,7 +286,7 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
         tiles_per_program=0 if "RSPLIT" in override else tiles_per_program,
         finish_group=override.get("FINISH_GROUP", FINISH_GROUP),
         prefetch=bool(override.get("PREFETCH", 0 < per_thread <= PREFETCH_MAX_ELEMENTS_PER_THREAD
-                                   and narrowest == widest == PREFETCH_ITEMSIZE)),
+                                   and narrowest == widest == PREFETCH_ITEMSIZE and tiles_per_program != 1)),
     )
 
 

@@ -455,7 +455,19 @@ LOOP = """\
 @pytest.mark.parametrize("second", [
     "tmp1 = tl.load(in_ptr1 + (tmp0), None)",  # an indirect load
     "tmp1 = tmp0 * tl.load(in_ptr1 + (x0 + 64*r0_1), None)",  # a load after compute
+    "\n        tmp1 = tmp0 * tl.load(in_ptr1 + (x0 + 64*r0_1), None)",  # the same after a blank line
+    "tmp1 = tmp0 * tmp0\n        x0 = x0 + 1",  # a name the loads read, reassigned further on (a block pointer)
 ])
 def test_loops_the_prefetch_cannot_rewrite_are_left_alone(second):
     assert prefetch_row_loop(LOOP.format(second=second)) is None
     assert prefetch_row_loop(LOOP.format(second="tmp1 = tmp0 * tmp0")) is not None
+
+
+def test_block_pointers_are_left_to_stock():
+    """Inductor's block pointers (triton.use_block_ptr) start every program of a cooperative row split at row 0, and
+    the loop advances them with tl.advance (fresh-user review, 2026-11-30: wrong transposed copies with RSPLIT > 1,
+    and with the prefetch a stale tile): such sites are left to stock, which splits the reduction."""
+    on = generate("F2-gelu-backward", "bf16", **ON, **{"triton.use_block_ptr": True})
+    off = generate("F2-gelu-backward", "bf16", **OFF, **{"triton.use_block_ptr": True})
+    assert len(kernel_launches(on)) == len(kernel_launches(off)) >= 2
+    assert all("rsplit" not in src for src in interpret.kernel_sources(on).values())

@@ -164,6 +164,9 @@ def test_small_16_bit_tiles_prefetch_the_next_row_tile_and_others_do_not(produce
     for light in (dict(ops=6), dict(ops=0, reductions=2), dict(ops=2)):
         assert not th.launch_config(3072, 25216, 1, 2, H200_SMS, **light).prefetch
     assert not th.launch_config(4095, 8192, 2, 2, H200_SMS, ops=2).prefetch  # one odd extent: 32 elements a thread
+    # one row tile a program, looped (a dynamic N, odd C and N): the prefetch would load the tile twice
+    looped = th.launch_config(1021, 8191, 2, 2, H200_SMS, ops=1, static_rows=False)
+    assert looped.tiles_per_program == 1 and not looped.prefetch
     assert not th.launch_config(3072, 4096, 4, 4, H200_SMS, **producer).prefetch  # f32
     fp8 = th.launch_config(769, 4099, 1, 2, H200_SMS, ops=2)  # an fp8 cast with odd C and N: one wave
     assert per_thread(fp8) == th.SCALAR_ELEMENTS_PER_THREAD and not fp8.tiles_per_program and not fp8.prefetch
