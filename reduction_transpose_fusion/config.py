@@ -72,7 +72,8 @@ ENTRIES = (
     ),
 )
 
-LAUNCH_KEYS = ("XBLOCK", "R0_BLOCK", "RSPLIT", "num_warps", "num_stages", "TILES_PER_PROGRAM", "FINISH_GROUP", "PREFETCH")
+LAUNCH_KEYS = ("XBLOCK", "R0_BLOCK", "RSPLIT", "num_warps", "num_stages", "TILES_PER_PROGRAM", "FINISH_GROUP",
+               "PREFETCH")
 # Keys whose value is a switch, 0 or 1, not a positive count
 _SWITCH_KEYS = ("PREFETCH",)
 _LAUNCH_ITEM = re.compile(r"^\s*(\w+)\s*=\s*(\d+)\s*$", re.ASCII)
@@ -115,7 +116,8 @@ def launch_override() -> dict[str, int]:
     Raises:
         ValueError: if the entry is not a string; on a malformed item, an unknown or repeated key, a non-positive
             value (``PREFETCH``: not 0 or 1), a ``num_warps`` that is not a power of two up to 32 (Triton needs a
-            power of two; CUDA allows 1024 threads a block), or a ``FINISH_GROUP`` that is not a multiple of 16 (``FINISH_CHUNK``).
+            power of two; CUDA allows 1024 threads a block), or a ``FINISH_GROUP`` that is not a multiple of 16
+            (``FINISH_CHUNK``).
     """
     text = inductor_config.reduction_transpose_fusion_launch_config
     if not isinstance(text, str):

@@ -204,8 +204,8 @@ class LaunchConfig:
     # Programs a group of the two-level flagged finish (codegen/triton.py; 0 or >= RSPLIT: one level); not a kernel
     # argument.
     finish_group: int = 0
-    # Whether the row loop prefetches the next row tile into registers (codegen/triton.py, :data:`PREFETCH`); not a
-    # kernel argument.
+    # Whether the row loop prefetches the next row tile into registers (codegen/triton.py; the rule is at
+    # :data:`PREFETCH_MAX_ELEMENTS_PER_THREAD`); not a kernel argument.
     prefetch: bool = False
 
     def as_dict(self) -> dict[str, int]:
