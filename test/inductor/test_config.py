@@ -61,8 +61,8 @@ def test_bad_values_raise():
     ("num_warps=3", "num_warps=3 is not a power of two"),
     ("num_warps=64", "num_warps=64 is not a power of two from 1 to 32"),
     ("FINISH_GROUP=24", "FINISH_GROUP=24 is not a multiple of 16"),
-    ("FINISH_GROUP=\uff11\uff16", "bad item"),
-    ("PREFETCH=2", "PREFETCH: 0 or 1"),  # full-width digits are not an int of the config's grammar
+    ("FINISH_GROUP=\uff11\uff16", "bad item"),  # full-width digits are not an int of the config's grammar
+    ("PREFETCH=2", "PREFETCH: 0 or 1"),
     ("XBLOCK=64,XBLOCK=16", "each key once"),
     (None, "must be a string"),
 ])

@@ -162,7 +162,7 @@ def test_small_16_bit_tiles_prefetch_the_next_row_tile_and_others_do_not(produce
     odd = th.launch_config(1021, 8191, 2, 2, H200_SMS, ops=1, reductions=2)
     assert per_thread(odd) == th.SCALAR_ELEMENTS_PER_THREAD and odd.tiles_per_program == 2 and odd.prefetch
     for light in (dict(ops=6), dict(ops=0, reductions=2), dict(ops=2)):
-        assert not th.launch_config(3072, 25216, 1, 2, H200_SMS, **light).prefetch
+        assert not th.launch_config(3072, 25216, 2, 2, H200_SMS, **light).prefetch  # 16-bit, but 32-64 elements
     assert not th.launch_config(4095, 8192, 2, 2, H200_SMS, ops=2).prefetch  # one odd extent: 32 elements a thread
     # one row tile a program, looped (a dynamic N, odd C and N): the prefetch would load the tile twice
     looped = th.launch_config(1021, 8191, 2, 2, H200_SMS, ops=1, static_rows=False)
