@@ -272,6 +272,16 @@ ODDPREFETCH_PLAN = {
     ("F1-t", "bf16", 8192, 50257): ["", "TILES_PER_PROGRAM=2,PREFETCH=1", "TILES_PER_PROGRAM=2,PREFETCH=1,num_warps=16"],
     ("F1-t", "fp32", 25229, 3067): ["", "TILES_PER_PROGRAM=2,PREFETCH=1", "TILES_PER_PROGRAM=4,PREFETCH=1"],
 }
+# The plans whose shapes and launches are fixed here: --shapes NAME runs FIXED_PLANS[NAME], {shape: launches}.
+FIXED_PLANS = {
+    "check": CHECK_PLAN, "tune": TUNE_PLAN, "midwide": MIDWIDE_PLAN, "gate": GATE_PLAN, "oddcheck": ODDCHECK_PLAN,
+    "spincheck": SPINCHECK_PLAN,
+    "group": {shape: GROUP_LAUNCHES for shape in GROUP_SHAPES},
+    "several": {shape: SEVERAL_LAUNCHES for shape in SEVERAL_SHAPES},
+    "fewsplits": {shape: FEWSPLITS_LAUNCHES for shape in FEWSPLITS_SHAPES},
+    "prefetch": PREFETCH_PLAN, "prefetch2": PREFETCH2_PLAN, "checks": CHECKS_PLAN,
+    "prefetchcheck": PREFETCHCHECK_PLAN, "oddprefetch": ODDPREFETCH_PLAN,
+}
 PROGRAMS_PER_SM = [4, 8, 16, 32]
 SMALL_PROGRAMS_PER_SM = [1, 2, 4, 8, 16]
 NUM_SMS = 132
@@ -362,14 +372,10 @@ def main(argv=None) -> None:
     parser.add_argument("--out", type=pathlib.Path, required=True)
     parser.add_argument("--workers", type=int, default=12)
     parser.add_argument("--shapes", default="large",
-                        choices=["large", "small", "f5", "two", "waves", "odd", "check", "tune", "midwide", "gate",
-                                 "onetile", "oddcheck", "spin", "spincheck", "tree", "group", "fewsplits", "several",
-                                 "prefetch", "prefetch2", "checks", "prefetchcheck",
-                                 "oddprefetch"],
+                        choices=["large", "small", "f5", "two", "waves", "odd", "onetile", "spin", "tree",
+                                 *FIXED_PLANS],
                         help="SHAPES, SMALL_SHAPES, F5_SHAPES, TWO_REDUCTION_SHAPES, the cases of WAVES_FILE, "
-                             "ODD_PLAN, CHECK_PLAN, TUNE_PLAN, MIDWIDE_PLAN, GATE_PLAN, the onetile plan, ODDCHECK_PLAN, the "
-                             "spin plan, SPINCHECK_PLAN, the tree, group, fewsplits or several plan, PREFETCH_PLAN, "
-                             "PREFETCH2_PLAN, CHECKS_PLAN, PREFETCHCHECK_PLAN or ODDPREFETCH_PLAN")
+                             "ODD_PLAN, the onetile, spin or tree plan (from WAVES_FILE), or a plan of FIXED_PLANS")
     args = parser.parse_args(argv)
     if args.shapes == "waves":
         plan = wave_launches()
@@ -381,21 +387,10 @@ def main(argv=None) -> None:
         shapes = [*wave_launches(), *ONETILE_EXTRA, *SPIN_EXTRA]
         plan = {shape: TREE_LAUNCHES for shape in shapes
                 if shape[0] not in TREE_MULTI_REDUCTION and shape[0] != "F2-gelu-backward"}
-    elif args.shapes == "group":
-        plan = {shape: GROUP_LAUNCHES for shape in GROUP_SHAPES}
-    elif args.shapes == "several":
-        plan = {shape: SEVERAL_LAUNCHES for shape in SEVERAL_SHAPES}
-    elif args.shapes == "fewsplits":
-        plan = {shape: FEWSPLITS_LAUNCHES for shape in FEWSPLITS_SHAPES}
     elif args.shapes == "odd":
         plan = {shape: ["", *odd_launches(shape)] for shape in ODD_PLAN}  # "": the heuristic's own launch
-    elif args.shapes in ("check", "tune", "midwide", "gate", "oddcheck", "spincheck", "prefetch",
-                         "prefetch2", "checks", "prefetchcheck",
-                         "oddprefetch"):
-        plan = {"check": CHECK_PLAN, "tune": TUNE_PLAN, "midwide": MIDWIDE_PLAN, "gate": GATE_PLAN,
-                "oddcheck": ODDCHECK_PLAN, "spincheck": SPINCHECK_PLAN, "prefetch": PREFETCH_PLAN,
-                "prefetch2": PREFETCH2_PLAN, "checks": CHECKS_PLAN,
-                "prefetchcheck": PREFETCHCHECK_PLAN, "oddprefetch": ODDPREFETCH_PLAN}[args.shapes]
+    elif args.shapes in FIXED_PLANS:
+        plan = FIXED_PLANS[args.shapes]
     else:
         shapes = {"large": SHAPES, "small": SMALL_SHAPES, "f5": F5_SHAPES, "two": TWO_REDUCTION_SHAPES}[args.shapes]
         plan = {shape: launches(*shape) for shape in shapes}
