@@ -339,14 +339,13 @@ def prefetch_row_loop(source: str) -> str | None:
     first = next((i for i, stmt in enumerate(stmts) if _LOAD.match(stmt)), len(stmts))
     last = next((i for i in range(first, len(stmts)) if not _LOAD.match(stmts[i])), len(stmts))
     pre, loads, rest = stmts[:first], stmts[first:last], stmts[last:]
-    if (not loads or not all(_ASSIGN.match(stmt) and "tl.load" not in stmt for stmt in pre)
-            or any("tl.load" in stmt for stmt in rest)
-            or any(re.search(r"\btmp\d+\b", _ASSIGN.match(stmt).group(2)) for stmt in loads)):
+    if not loads or not all(_ASSIGN.match(stmt) and "tl.load" not in stmt for stmt in pre):
         return None
     # a load of a name the rest of the body reassigns (a block pointer moved by tl.advance) would read a stale tile
     carried = {assign.group(1) for stmt in rest if (assign := re.match(r"\s*(\w+) = ", stmt))}
-    if any(name in carried for stmt in loads for name in re.findall(r"\b\w+\b", _ASSIGN.match(stmt).group(2))):
-        return None
+    read = {name for stmt in loads for name in re.findall(r"\b\w+\b", _ASSIGN.match(stmt).group(2))}
+    if any("tl.load" in stmt for stmt in rest) or read & carried or any(re.fullmatch(r"tmp\d+", n) for n in read):
+        return None  # a load after compute, a stale one, or an indirect one
     names = ["r0_offset", *(_ASSIGN.match(stmt).group(1) for stmt in pre)]
     shift = functools.partial(re.compile(r"\b(" + "|".join(names) + r")\b").sub, r"\1_next")
     targets = [_LOAD.match(stmt).group(1) for stmt in loads]

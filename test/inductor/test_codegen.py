@@ -17,6 +17,7 @@ import torch
 
 from reduction_transpose_fusion.codegen.triton import LAUNCH_ORDER_FINISHER, finish_group_of, prefetch_row_loop
 from reduction_transpose_fusion_testing import families, interpret
+from reduction_transpose_fusion_testing.logs import decision_log
 from reduction_transpose_fusion_testing.stock_codegen import key, normalize
 
 ON = families.FUSE_EVERY_SITE
@@ -467,7 +468,9 @@ def test_block_pointers_are_left_to_stock():
     """Inductor's block pointers (triton.use_block_ptr) start every program of a cooperative row split at row 0, and
     the loop advances them with tl.advance (fresh-user review, 2026-11-30: wrong transposed copies with RSPLIT > 1,
     and with the prefetch a stale tile): such sites are left to stock, which splits the reduction."""
-    on = generate("F2-gelu-backward", "bf16", **ON, **{"triton.use_block_ptr": True})
+    with decision_log() as decisions:
+        on = generate("F2-gelu-backward", "bf16", **ON, **{"triton.use_block_ptr": True})
+    assert any(d.startswith("skip ") and "triton.use_block_ptr" in d for d in decisions), decisions
     off = generate("F2-gelu-backward", "bf16", **OFF, **{"triton.use_block_ptr": True})
     assert len(kernel_launches(on)) == len(kernel_launches(off)) >= 2
     assert all("rsplit" not in src for src in interpret.kernel_sources(on).values())
