@@ -25,6 +25,9 @@ version, because each item below is an unversioned internal that has changed bet
 | ``KernelArgs.workspace_args`` (the ``sem_ptr`` entry)    | a semaphores buffer apart from the grid barrier's, and    |
 |                                                          |   the flagged partials in it; see                         |
 |                                                          |   :func:`use_own_semaphores`, :func:`grow_semaphores`     |
+|   and its name (``semaphores_rtf_…``)                    | the cpp wrapper's autotune block (``wrapper.py:3144``)    |
+|                                                          |   takes any other prefix than ``semaphore`` or            |
+|                                                          |   ``workspace`` for a graph buffer, and fails             |
 | ``_logging/_internal.py`` ``register_log``               | ``torch._logging`` does not export it; it lists our log   |
 |                                                          |   beside Inductor's (``TORCH_LOGS``, ``set_logs``)        |
 
@@ -232,18 +235,22 @@ def peers_var(kernel: TritonKernel, name: str, dtype, shape: list[str]):
 
 
 def use_own_semaphores(kernel: TritonKernel) -> None:
-    """Give the kernel's ``sem_ptr`` a graph-wide buffer of its own kind, ``rtf_semaphores_<device>``, instead of
+    """Give the kernel's ``sem_ptr`` a graph-wide buffer of its own kind, ``semaphores_rtf_<device>``, instead of
     Inductor's ``semaphores_<device>`` (``KernelArgs.semaphores``, ``common.py:1666``).
 
     Both are zeroed once per graph call (``ZERO_PER_GRAPH``), but Inductor's grid barrier (``x_grid_barrier``,
     ``triton_helpers.py:686``) leaves each word it used at 0 or ``0x80000000`` (it flips bit 31), so a later kernel of
     the same graph can find Inductor's words non-zero; the ticket and the flagged partials need them zero.  Only
-    kernels with the last-program finish use this buffer, and each leaves it zeroed.
+    kernels with the last-program finish use this buffer, and each leaves it zeroed.  The name keeps the
+    ``semaphores`` prefix: the cpp wrapper's autotune block (``wrapper.py:3144``) takes an argument named
+    ``workspace…`` or ``semaphore…`` for one it has allocated itself, and fails compiling the graph on any other.
 
     Raises:
         AssertionError: if the kernel has no semaphores entry yet (``init_cooperative_reduction`` has not run).
     """
-    _replace_semaphores(kernel, lambda arg: dataclasses.replace(arg, outer_name=f"rtf_{arg.outer_name}"))
+    own_name = "semaphores_rtf_{}".format
+    _replace_semaphores(kernel, lambda arg: dataclasses.replace(
+        arg, outer_name=own_name(arg.outer_name.removeprefix("semaphores_"))))
 
 
 def grow_semaphores(kernel: TritonKernel, words):

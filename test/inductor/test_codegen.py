@@ -17,6 +17,7 @@ import torch
 
 from reduction_transpose_fusion.codegen.triton import LAUNCH_ORDER_FINISHER, finish_group_of, prefetch_row_loop
 from reduction_transpose_fusion_testing import families, interpret
+from reduction_transpose_fusion_testing.edge_cases import reads_its_own_sum
 from reduction_transpose_fusion_testing.logs import decision_log
 from reduction_transpose_fusion_testing.stock_codegen import key, normalize
 
@@ -228,11 +229,6 @@ def test_thousands_of_programs_a_column_block_compile_for_sm90():
     assert all(usage["spill_bytes"] == 0 for usage in compile_for_sm90(kernels).values())
 
 
-def reads_its_own_sum(x):
-    s = x.sum(0)
-    return x.t().contiguous(), s, x * s  # x * s needs the finished sum inside a second loop over x
-
-
 def test_a_reduction_read_in_a_later_loop_keeps_the_grid_barrier_on_a_resident_grid():
     src = interpret.generate(reads_its_own_sum, interpret.fake_inputs(((ROWS, COLS), torch.float32)), **ON)
     (kernel,) = interpret.kernel_sources(src).values()
@@ -395,8 +391,9 @@ def test_last_program_finish_kernels_do_not_share_the_grid_barriers_semaphores()
     finish = [n for n, k in kernels.items() if LAUNCH_ORDER_FINISHER in k]
     assert len(barrier) == 1 and len(finish) == 1, list(kernels)
     launches = dict(kernel_launches(src))
-    assert "semaphores_cuda_0" in launches[barrier[0]] and "rtf_semaphores_cuda_0" in launches[finish[0]]
-    assert "semaphores_cuda_0.zero_()" in src and "rtf_semaphores_cuda_0.zero_()" in src
+    assert "semaphores_cuda_0" in launches[barrier[0]] and "semaphores_cuda_0" not in launches[finish[0]]
+    assert "semaphores_rtf_cuda_0" in launches[finish[0]]
+    assert "semaphores_cuda_0.zero_()" in src and "semaphores_rtf_cuda_0.zero_()" in src
 
 
 @pytest.mark.parametrize("rows,cols", [(64, 8_400_000), (127, 2_100_001)])

@@ -10,6 +10,7 @@ import pytest
 import torch
 
 from reduction_transpose_fusion_testing import families
+from reduction_transpose_fusion_testing.edge_cases import reads_its_own_sum
 
 pytestmark = pytest.mark.gpu
 
@@ -63,11 +64,6 @@ def test_family_on_gpu(name, dtype, rows, cols):
         again = fused_fn(*inputs)
         for i, (a, b) in enumerate(zip(again, fused)):
             assert torch.equal(families.bits(a), families.bits(b)), f"output {i} changed on a rerun"
-
-
-def reads_its_own_sum(x):
-    s = x.sum(0)
-    return x.t().contiguous(), s, x * s
 
 
 @pytest.mark.parametrize("rows,cols", [(25216, 3072), (197, 1000), (256, 20000)])

@@ -335,6 +335,69 @@ def test_backward_graphs(decisions):
     assert any(r.startswith("fused ") for r in decisions), "the backward's site did not fuse"
 
 
+# one of each kernel kind: the persistent one-tile kernel with flagged partials and the two-level finish (RSPLIT 394),
+# the one-wave loop with the ticket (two sums), the prefetched loop (GELU), fp8 outputs with a 0-d scale input, and
+# the grid-barrier kernel (its sum is read by a later loop)
+WRAPPER_CASES = [("F1-t", torch.float32, 25216, 3072), ("F3-layernorm-backward", torch.bfloat16, 8192, 2048),
+                 ("F2-gelu-backward", torch.bfloat16, 4096, 3072),
+                 ("F5-fp8-cast-transpose-dbias", torch.bfloat16, 4096, 3072), ("barrier", torch.float32, 4096, 1024)]
+
+
+def wrapper_case(name, dtype, rows, cols, seed):
+    """(fn, inputs, positions compared bit for bit, float64 reference) of one of WRAPPER_CASES."""
+    if name == "barrier":
+        x = randn(rows, cols, dtype=dtype, seed=seed)
+        return edge_cases.reads_its_own_sum, [x], (0, 2), edge_cases.reads_its_own_sum(x.double())
+    case = families.CASES[name]
+    inputs = case.inputs(rows, cols, dtype, device="cuda", seed=seed)
+    return case.fn, inputs, case.transposed + case.exact, case.reference(inputs)
+
+
+@pytest.mark.parametrize("name,dtype,rows,cols", WRAPPER_CASES, ids=[c[0] for c in WRAPPER_CASES])
+def test_cpp_wrapper(name, dtype, rows, cols, decisions):
+    """``cpp_wrapper=True``: Inductor's C++ wrapper launches the fused kernel (the semaphores it zeroes once per
+    call, the workspace, the grid); three calls on fresh data, each checked against stock's Python wrapper."""
+    fn = wrapper_case(name, dtype, rows, cols, 0)[0]
+    compiled = torch.compile(fn, options={**FUSED, "cpp_wrapper": True})
+    for seed in range(3):
+        _, inputs, exact, reference = wrapper_case(name, dtype, rows, cols, seed)
+        fused = [t.clone() for t in compiled(*inputs)]
+        stock = torch.compile(fn, options=STOCK)(*inputs)
+        check_outputs(fused, stock, reference, exact)
+    assert any(r.startswith("fused ") for r in decisions), "the site did not fuse"
+    if name != "barrier":
+        assert len(triton_kernels(compiled, *inputs)) == 1
+
+
+class Exported(torch.nn.Module):
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, *inputs):
+        return self.fn(*inputs)
+
+
+@pytest.mark.parametrize("dynamic", [False, True], ids=["static", "dynamic-N"])
+def test_aot_inductor(tmp_path, dynamic, decisions):
+    """AOTInductor: export, compile to a package with the fusion on, load it and run it (at other row counts when N
+    is dynamic), checked against stock torch.compile."""
+    case = families.CASES["F3-layernorm-backward"]
+    inputs = case.inputs(8192, 2048, torch.bfloat16, device="cuda", seed=0)
+    n = torch.export.Dim("n", min=2)
+    shapes = ({0: n}, {0: n}) if dynamic else None
+    program = torch.export.export(Exported(case.fn), tuple(inputs), dynamic_shapes=shapes)
+    path = torch._inductor.aoti_compile_and_package(program, package_path=str(tmp_path / "f3.pt2"),
+                                                    inductor_configs=FUSED)
+    assert any(r.startswith("fused ") for r in decisions), "the site did not fuse"
+    run = torch._inductor.aoti_load_package(path)
+    for seed, rows in enumerate([8192, 5001, 300] if dynamic else [8192] * 3):
+        inputs = case.inputs(rows, 2048, torch.bfloat16, device="cuda", seed=seed)
+        stock = torch.compile(case.fn, options=STOCK, dynamic=False)(*inputs)
+        torch._dynamo.reset()
+        check_outputs(run(*inputs), stock, case.reference(inputs), case.transposed)
+
+
 # ---- 7. the random grid ----
 
 

@@ -259,3 +259,31 @@ def test_an_unrolled_reduction_is_logged_as_skipped(decisions):
     assert normalize(fused) == normalize(stock)
     assert any("unroll_reductions_threshold" in r for r in decisions)
     check(families.f1_t, [x], fused, stock)
+
+
+class _TuningBlockRan(Exception):
+    pass
+
+
+def test_cpp_wrapper_autotune_block_allocates_the_packages_semaphores(monkeypatch):
+    """``cpp_wrapper=True`` (and AOTInductor) first runs a Python block that launches each kernel once on example
+    arguments; it allocates the workspaces itself and takes an argument whose name does not start with ``workspace``
+    or ``semaphore`` for a graph buffer, which failed compiling every fused graph (``rtf_semaphores_cuda_0``, found
+    2026-11-30).  On the fake device the block cannot launch, so it is captured where Inductor would run it; the GPU
+    runs it whole (``test_gpu_hardening.py::test_cpp_wrapper``)."""
+    from torch._inductor.codegen import wrapper
+
+    blocks = []
+
+    def capture(code, scope):
+        blocks.append(code)
+        raise _TuningBlockRan
+
+    monkeypatch.setattr(wrapper, "exec", capture, raising=False)
+    x = interpret.fake_inputs(((4096, 3072), torch.bfloat16))
+    with pytest.raises(Exception, match="Failed to run autotuning code block"):
+        interpret.generate(families.f1_t, x, **ON, cpp_wrapper=True)
+    (block,) = blocks
+    assert "semaphores_rtf_cuda_0 = " in block and "semaphores_rtf_cuda_0.zero_()" in block
+    (call,) = [line for line in block.splitlines() if line.strip().startswith("triton_") and ".run(" in line]
+    assert "semaphores_rtf_cuda_0" in call
