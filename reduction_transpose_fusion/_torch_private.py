@@ -28,6 +28,8 @@ version, because each item below is an unversioned internal that has changed bet
 |   and its name (``semaphores_rtf_…``)                    | the cpp wrapper's autotune block (``wrapper.py:3144``)    |
 |                                                          |   takes any other prefix than ``semaphore`` or            |
 |                                                          |   ``workspace`` for a graph buffer, and fails             |
+| ``scheduler.py`` ``ForeachKernelSchedulerNode.group_``  | the combo kernels' grouping has a setter but no filter;   |
+|   ``algorithm_for_combo_kernels`` (wrapped, then set)    |   see :func:`filter_combo_kernel_groups`                  |
 | ``_logging/_internal.py`` ``register_log``               | ``torch._logging`` does not export it; it lists our log   |
 |                                                          |   beside Inductor's (``TORCH_LOGS``, ``set_logs``)        |
 
@@ -40,7 +42,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from typing import Any
+from typing import Any, Callable
 
 import torch._inductor.config as inductor_config
 from torch._inductor.codegen import common as codegen_common
@@ -48,6 +50,7 @@ from torch._inductor.codegen.common import DeferredLine
 from torch._inductor.codegen.simd import constant_repr
 from torch._inductor.codegen.cuda_combined_scheduling import CUDACombinedScheduling
 from torch._inductor.codegen.simd_kernel_features import DisableReduction, EnableReduction
+from torch._inductor.scheduler import ForeachKernelSchedulerNode
 from torch._inductor.codegen.triton import (
     CooperativeReductionWorkspaceCache,
     FixedTritonConfig,
@@ -77,6 +80,7 @@ __all__ = [
     "constant_repr",
     "deferred_line",
     "drop_cooperative_launch",
+    "filter_combo_kernel_groups",
     "grow_semaphores",
     "install_choices",
     "register_config_entry",
@@ -182,6 +186,26 @@ def register_cuda_backend(scheduling_cls: type, device_pass: Any) -> None:
         stock.fx_wrapper_codegen,
         device_custom_pass=device_pass,
     )
+
+
+def filter_combo_kernel_groups(may_join: Callable[[Any], bool]) -> None:
+    """Leave the scheduler nodes for which ``may_join(node)`` is False out of every group Inductor considers for a
+    combo kernel (``config.combo_kernels``).  Idempotent.
+
+    The groups come from ``ForeachKernelSchedulerNode.group_algorithm_for_combo_kernels`` (``scheduler.py:2545``),
+    which has a setter (``set_group_algorithm_for_combo_kernels``) but no filter; this wraps the algorithm in place
+    when called.  One set later (by a user) replaces the wrapper, and marked reductions may then join a combo
+    kernel: correct, but unsplit.
+    """
+    current = ForeachKernelSchedulerNode.group_algorithm_for_combo_kernels
+    if getattr(current, "_rtf_wrapped", False):
+        return
+
+    def groups(scheduler):
+        return [[node for node in group if may_join(node)] for group in current(scheduler)]
+
+    groups._rtf_wrapped = True  # type: ignore[attr-defined]
+    ForeachKernelSchedulerNode.set_group_algorithm_for_combo_kernels(groups)
 
 
 def take_post_loop_code(kernel: TritonKernel) -> tuple[IndentedBuffer, IndentedBuffer]:

@@ -24,7 +24,6 @@ import logging
 from typing import Any, Optional
 
 import sympy
-import torch
 from torch._inductor.choices import InductorChoices
 from torch._inductor.runtime.hints import DeviceProperties
 
@@ -33,6 +32,7 @@ from ._torch_private import DisableReduction, EnableReduction, FixedTritonConfig
 from .codegen.triton import FINISH_COMBINE, ReductionTransposeTritonKernel
 from .fx_passes.reduction_transpose import META_KEY, Site
 from .runtime.triton_heuristics import MAX_RSPLIT, LaunchConfig, launch_config
+from .scheduler import origins, sites_in
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +54,7 @@ class ReductionTransposeChoices(InductorChoices):
         kwargs = super().triton_kernel_kwargs(kernel_cls, features, groups, kernel_kwargs)
         if not config.enabled():
             return kwargs
-        sites = _sites_in(features)
+        sites = sites_in(features.scheduler_nodes())
         if not sites:
             return kwargs
         site = sites[0]
@@ -115,19 +115,6 @@ class ReductionTransposeChoices(InductorChoices):
         return kwargs
 
 
-def _sites_in(features) -> list[Site]:
-    """Sites of the marked reductions among the kernel's nodes (in schedule order)."""
-    out = []
-    for node in features.scheduler_nodes():
-        if node.is_reduction():
-            out.extend(o.meta[META_KEY] for o in _origins(node) if META_KEY in o.meta)
-    return out
-
-
-def _origins(node) -> list[torch.fx.Node]:
-    return list(getattr(node.node, "origins", ()) or ())
-
-
 def _reduction_types(features) -> set[str]:
     """Inductor's reduction types (``sum``, ``max``, ``welford_reduce``, ...) of the kernel's nodes."""
     return {n.node.get_reduction_type() for n in features.scheduler_nodes() if n.is_reduction()}
@@ -176,7 +163,7 @@ def _co_resident(launch: LaunchConfig, cols: int, num_sms: int) -> LaunchConfig:
 
 
 def _log_decision(features, sites: list[Site], names: str, launch: LaunchConfig, last_block: bool) -> None:
-    fx_names = {o.name for node in features.scheduler_nodes() for o in _origins(node)}
+    fx_names = {o.name for node in features.scheduler_nodes() for o in origins(node)}
     copies = sorted({s.transpose for s in sites} & fx_names)
     finish = "last-program finish" if last_block else "grid-barrier finish (a reduction result is read in a later loop)"
     if copies:

@@ -287,3 +287,22 @@ def test_cpp_wrapper_autotune_block_allocates_the_packages_semaphores(monkeypatc
     assert "semaphores_rtf_cuda_0 = " in block and "semaphores_rtf_cuda_0.zero_()" in block
     (call,) = [line for line in block.splitlines() if line.strip().startswith("triton_") and ".run(" in line]
     assert "semaphores_rtf_cuda_0" in call
+
+
+def sites_beside_row_sums(x, y):
+    return x.t().contiguous(), x.sum(0), y.t().contiguous(), y.sum(0), (x * 2).sum(1), (y + 1).sum(1)
+
+
+def test_combo_kernels_leave_the_fused_sites_alone(decisions):
+    """``combo_kernels=True`` packed both sites' unsplit reductions into one combo kernel with Inductor's own launch
+    (C / XBLOCK programs, no wide launch, nothing logged).  The sites now keep their own fused kernels; the two row
+    sums still share a combo kernel."""
+    x, y = randn(300, 200), randn(260, 100, seed=1)
+    fused, stock = compile_both(sites_beside_row_sums, [x, y], combo_kernels=True)
+    kernels = interpret.kernel_sources(fused)
+    combo = [k for k in kernels.values() if "combo_grid_meta" in k]
+    assert len(combo) == 1 and "sem_ptr" not in combo[0]
+    assert sum("sem_ptr" in k for k in kernels.values()) == 2  # the fused kernels' last-program finish
+    assert sum(r.startswith("fused ") for r in decisions) == 2
+    assert sum("kept out of combo kernels" in r for r in decisions) == 2
+    check(sites_beside_row_sums, [x, y], fused, stock, transposed=(0, 2))

@@ -1,0 +1,45 @@
+"""Scheduler-level rules for marked sites: which scheduler nodes hold one, and keeping those out of combo kernels.
+
+With ``config.combo_kernels`` Inductor packs independent kernels into one combo kernel, whose sub-kernels keep
+Inductor's own launch: a marked reduction there runs unsplit on ``C / XBLOCK`` programs, slower than stock's split
+reduction, and never reaches ``ReductionTransposeChoices.triton_kernel_kwargs`` (no wide launch, nothing logged).
+The group algorithm is wrapped so that nodes holding a marked reduction are left out of every combo group; the other
+nodes are grouped as before.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Iterable
+
+import torch
+
+from . import config
+from .fx_passes.reduction_transpose import META_KEY, Site
+
+log = logging.getLogger(__name__)
+
+
+def sites_in(nodes: Iterable) -> list[Site]:
+    """Sites of the marked reductions among ``nodes`` (``SchedulerNode``s, in order)."""
+    out = []
+    for node in nodes:
+        if node.is_reduction():
+            out.extend(o.meta[META_KEY] for o in origins(node) if META_KEY in o.meta)
+    return out
+
+
+def origins(node) -> list[torch.fx.Node]:
+    """The FX nodes a ``SchedulerNode`` was lowered from."""
+    return list(getattr(node.node, "origins", ()) or ())
+
+
+def may_join_combo_kernel(node) -> bool:
+    """False for a fused node holding a marked reduction while the fusion is on (logged); True otherwise."""
+    if not config.enabled():
+        return True
+    sites = sites_in(node.get_nodes())
+    if sites:
+        log.info("%s: kept out of combo kernels (config.combo_kernels), for its own wide launch",
+                 ", ".join(sorted({s.reduction for s in sites})))
+    return not sites
