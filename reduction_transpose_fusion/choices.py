@@ -88,10 +88,9 @@ class ReductionTransposeChoices(InductorChoices):
             launch = dataclasses.replace(launch, RSPLIT=min(launch.RSPLIT, MAX_RSPLIT))
         if not last_block:
             launch = _co_resident(launch, cols, num_sms)
-        col_blocks = -(-cols // launch.XBLOCK)
-        if col_blocks > MAX_GRID_Y:
-            log.info("skip %s: %d column blocks of %d exceed CUDA's grid y limit (%d); Inductor's own launch of the "
-                     "unsplit reduction", names, col_blocks, launch.XBLOCK, MAX_GRID_Y)
+        if not _grid_y_fits(features.numel, launch.XBLOCK):
+            log.info("skip %s: C=%s in blocks of %d may exceed CUDA's grid y limit (%d blocks); Inductor's own "
+                     "launch of the unsplit reduction", names, features.numel, launch.XBLOCK, MAX_GRID_Y)
             return kwargs
         _log_decision(features, sites, names, launch, last_block)
         # One row tile a program is Inductor's persistent cooperative reduction: no loop, so no [XBLOCK, R0_BLOCK]
@@ -152,6 +151,20 @@ def _itemsizes(features, site: Site) -> tuple[int, int]:
             if numel is not None and sizes.statically_known_equals(numel, full):
                 itemsizes.append(V.graph.get_dtype(dep.name).itemsize)
     return min(itemsizes, default=4), max(itemsizes, default=4)
+
+
+def _grid_y_fits(cols: sympy.Expr, xblock: int) -> bool:
+    """True if ``ceil(C / XBLOCK)`` column blocks fit CUDA's gridDim.y at every C the graph runs at.
+
+    A static C is checked; a dynamic C is bounded by a guard under torch.compile (a larger C recompiles, and that
+    graph keeps Inductor's launch), and must be bounded by its value range under AOTInductor, which cannot
+    recompile (``torch.export.Dim(..., max=...)``).
+    """
+    fits = sympy.Le(cols, MAX_GRID_Y * xblock)
+    sizes = V.graph.sizevars
+    if sizes.statically_known_true(fits):
+        return True
+    return not cols.is_number and not V.graph.aot_mode and sizes.guard_or_false(fits)
 
 
 def _co_resident(launch: LaunchConfig, cols: int, num_sms: int) -> LaunchConfig:

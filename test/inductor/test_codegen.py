@@ -397,11 +397,13 @@ def test_last_program_finish_kernels_do_not_share_the_grid_barriers_semaphores()
 
 
 @pytest.mark.parametrize("rows,cols", [(64, 8_400_000), (127, 2_100_001)])
-def test_more_column_blocks_than_the_grid_y_limit_keep_inductors_own_launch(rows, cols):
+@pytest.mark.parametrize("dynamic", [(), (1,)], ids=["static", "dynamic-C"])
+def test_more_column_blocks_than_the_grid_y_limit_keep_inductors_own_launch(rows, cols, dynamic):
     """65625 or 65626 column blocks of the fused launch would exceed CUDA's gridDim.y of 65535 (found by the
     fresh-user review, 2026-11-30): the kernel keeps Inductor's launch of the unsplit reduction, whose grid puts the
-    column blocks in dim 0."""
-    src = interpret.generate(families.f1_t, interpret.fake_inputs(((rows, cols), torch.bfloat16)), **ON)
+    column blocks in dim 0.  A dynamic C whose hint is that large too (a smaller one fuses under a guard on C)."""
+    src = interpret.generate(families.f1_t, interpret.fake_inputs(((rows, cols), torch.bfloat16), dynamic=dynamic),
+                             **ON)
     (kernel,) = interpret.kernel_sources(src).values()
     assert "fixed_config" not in kernel and "CooperativeReductionGrid" not in kernel
     assert "'grid_type': 'Grid1D'" in kernel
