@@ -344,10 +344,11 @@ WRAPPER_CASES = [("F1-t", torch.float32, 25216, 3072), ("F3-layernorm-backward",
 
 
 def wrapper_case(name, dtype, rows, cols, seed):
-    """(fn, inputs, positions compared bit for bit, float64 reference) of one of WRAPPER_CASES."""
+    """(fn, inputs, positions compared bit for bit, float64 reference) of one of WRAPPER_CASES (the barrier's
+    ``x * s`` reads the fused sum, whose rounding differs from stock's: it is checked against the reference)."""
     if name == "barrier":
         x = randn(rows, cols, dtype=dtype, seed=seed)
-        return edge_cases.reads_its_own_sum, [x], (0, 2), edge_cases.reads_its_own_sum(x.double())
+        return edge_cases.reads_its_own_sum, [x], (0,), edge_cases.reads_its_own_sum(x.double())
     case = families.CASES[name]
     inputs = case.inputs(rows, cols, dtype, device="cuda", seed=seed)
     return case.fn, inputs, case.transposed + case.exact, case.reference(inputs)
@@ -374,8 +375,8 @@ class Exported(torch.nn.Module):
         super().__init__()
         self.fn = fn
 
-    def forward(self, *inputs):
-        return self.fn(*inputs)
+    def forward(self, a, b):
+        return self.fn(a, b)
 
 
 AOT_SHAPES = {  # export's dynamic dims -> the [N, C] sizes the package runs at
@@ -384,30 +385,53 @@ AOT_SHAPES = {  # export's dynamic dims -> the [N, C] sizes the package runs at
                             [(8192, 2048), (5001, 1000), (300, 4099)]),
     "unbounded-C": (dict(c=torch.export.Dim("c", min=2)), [(8192, 2048), (8192, 777)]),
 }
+# loads an AOTInductor package and runs it; a child process, which imports only torch, since the loader can crash
+RUN_PACKAGE = """
+import sys, torch
+run = torch._inductor.aoti_load_package(sys.argv[1])
+torch.save([t.cpu() for t in run(*[t.cuda() for t in torch.load(sys.argv[2])])], sys.argv[3])
+"""
+
+
+def run_package(path, inputs, tmp_path):
+    """The outputs of the AOTInductor package at ``path`` on ``inputs`` (CUDA tensors), run in a child process;
+    None if the child died by a signal."""
+    torch.save([t.cpu() for t in inputs], tmp_path / "in.pt")
+    child = subprocess.run([sys.executable, "-c", RUN_PACKAGE, path, str(tmp_path / "in.pt"), str(tmp_path / "out.pt")],
+                           capture_output=True, text=True, timeout=300)
+    if child.returncode < 0:
+        return None
+    assert child.returncode == 0, child.stderr[-3000:]
+    return [t.cuda() for t in torch.load(tmp_path / "out.pt")]
 
 
 @pytest.mark.parametrize("how", list(AOT_SHAPES))
 def test_aot_inductor(tmp_path, how, decisions):
-    """AOTInductor: export, compile to a package with the fusion on, load it and run it (at other sizes where they
-    are dynamic), checked against stock torch.compile.  AOTInductor cannot recompile, so an unbounded dynamic C, whose
-    column blocks could exceed CUDA's gridDim.y, is left to Inductor's launch (logged)."""
+    """AOTInductor: export, compile a package with the fusion on and one with it off, run both (at other sizes where
+    they are dynamic) and compare.  AOTInductor cannot recompile, so an unbounded dynamic C, whose column blocks could
+    exceed CUDA's gridDim.y, is left to Inductor's launch (logged).  Where the loader crashes on stock's package too
+    (a segfault in ``aoti_load_package``, seen on the H200 with torch 2.11.0 for every package, fused or not), the run
+    is skipped after the compile checks."""
     case = families.CASES["F3-layernorm-backward"]
     dims, sizes = AOT_SHAPES[how]
     inputs = case.inputs(*sizes[0], torch.bfloat16, device="cuda", seed=0)
     shapes = None if dims is None else [{d: dims[k] for d, k in ((0, "n"), (1, "c")) if k in dims}] * 2
     program = torch.export.export(Exported(case.fn), tuple(inputs), dynamic_shapes=shapes)
-    path = torch._inductor.aoti_compile_and_package(program, package_path=str(tmp_path / "f3.pt2"),
-                                                    inductor_configs=FUSED)
+    fused_path = torch._inductor.aoti_compile_and_package(program, package_path=str(tmp_path / "fused.pt2"),
+                                                          inductor_configs=FUSED)
     if how == "unbounded-C":
         assert any(r.startswith("skip ") and "grid y limit" in r for r in decisions), decisions
     else:
         assert any(r.startswith("fused ") for r in decisions), "the site did not fuse"
-    run = torch._inductor.aoti_load_package(path)
+    stock_path = torch._inductor.aoti_compile_and_package(program, package_path=str(tmp_path / "stock.pt2"),
+                                                          inductor_configs=STOCK)
     for seed, (rows, cols) in enumerate(sizes):
         inputs = case.inputs(rows, cols, torch.bfloat16, device="cuda", seed=seed)
-        stock = torch.compile(case.fn, options=STOCK, dynamic=False)(*inputs)
-        torch._dynamo.reset()
-        check_outputs(run(*inputs), stock, case.reference(inputs), case.transposed)
+        fused, stock = (run_package(p, inputs, tmp_path) for p in (fused_path, stock_path))
+        if stock is None:
+            pytest.skip(f"AOTInductor's loader crashed on stock's package (on the fused one: {fused is None})")
+        assert fused is not None, "the fused package crashed where stock's ran"
+        check_outputs(fused, stock, case.reference(inputs), case.transposed)
 
 # ---- 7. the random grid ----
 
