@@ -103,12 +103,14 @@ def run_on_cpu(module_source: str, inputs: Sequence[torch.Tensor]) -> tuple[torc
 
 
 def _empty_strided_cpu(size, stride, dtype):
-    """Poisoned: an element the kernels should write but do not stays NaN (all-ones bytes, NaN in fp8 too)."""
+    """Poisoned: an element the kernels should write but do not stays NaN (all-ones bytes, NaN in fp8 too).  The
+    bytes of the whole storage are filled, so any strides work (a column-major int64 buffer cannot be viewed as
+    bytes)."""
     out = torch.empty_strided(size, stride, dtype=dtype)
     if dtype.is_floating_point and dtype.itemsize >= 2:
         out.fill_(float("nan"))
-    elif out.numel():
-        out.view(torch.uint8).fill_(0xFF)
+    else:
+        out.untyped_storage().fill_(0xFF)
     return out
 
 
@@ -136,6 +138,7 @@ class _InterpretingCompiler:
         from reduction_transpose_fusion.codegen.triton import LAUNCH_ORDER_FINISHER, finish_group_of
 
         kernel = ns[kernel_name]
+        kernel.grid_barrier = "x_grid_barrier" in source_code
         kernel.finisher_last = LAUNCH_ORDER_FINISHER in source_code
         kernel.finisher_group = finish_group_of(source_code)
         return kernel
@@ -288,7 +291,8 @@ class InterpretedKernel:
     def __init__(self, fn, configs, triton_meta, inductor_meta):
         self.fn, self.configs, self.triton_meta, self.inductor_meta = fn, configs, triton_meta, inductor_meta
         self.config = configs[0]
-        self.finisher_last = False  # set from the source by _InterpretingCompiler
+        self.grid_barrier = False  # set from the source by _InterpretingCompiler
+        self.finisher_last = False  # likewise
         self.finisher_group = 0  # likewise: programs a group of a two-level flagged finish
 
     def run(self, *args, stream=None):
@@ -298,6 +302,10 @@ class InterpretedKernel:
         numels = {"xnumel": 1, "ynumel": 1, "znumel": 1} | {k: v for k, v in named.items() if k.endswith("numel")}
         grid = triton_heuristics.GridExpr.from_meta(self.inductor_meta, self.config).eval_slow(numels)
         kwargs = dict(self.config.kwargs)
+        if self.grid_barrier and kwargs.get("RSPLIT", 1) > 1:
+            # the interpreter runs one program at a time, so the first to reach the barrier would wait forever
+            raise NotImplementedError(f"{self.fn.__name__} waits on a grid barrier with RSPLIT="
+                                      f"{kwargs['RSPLIT']}; the interpreter cannot run it (RSPLIT=1 can)")
         with _shuffled_program_order(grid, len(args), self.finisher_last, self.finisher_group):
             self.fn[grid](*args, **kwargs, num_warps=self.config.num_warps, num_stages=self.config.num_stages)
         if "sem_ptr" in named and bool(named["sem_ptr"].any()):

@@ -20,6 +20,7 @@ from reduction_transpose_fusion_testing.edge_cases import (
     chunks,
     inplace_input,
     inplace_producer,
+    reads_its_own_sum,
     strided_slice,
     sum_4d,
     transpose_3d,
@@ -310,3 +311,26 @@ def test_combo_kernels_leave_the_fused_sites_alone(decisions):
     assert sum(r.startswith("fused ") for r in decisions) == 2
     assert sum("kept out of combo kernels" in r for r in decisions) == 2
     check(sites_beside_row_sums, [x, y], fused, stock, transposed=(0, 2))
+
+
+@pytest.mark.parametrize("dtype", [torch.int32, torch.int64, torch.uint8])
+def test_integer_inputs(dtype):
+    """Integer sums (int64 results) beside the transposed copy, against stock's code bit for bit (the CPU runner
+    used to fail poisoning stock's column-major int64 split buffer; fresh-user review, 2026-11-30)."""
+    x = torch.randint(0, 100, (300, 96), generator=torch.Generator().manual_seed(3)).to(dtype)
+    fused, stock = compile_both(families.f1_t, [x], reduction_transpose_fusion_launch_config=SMALL_TILES)
+    assert n_kernels(fused) == 1
+    out = interpret.run_on_cpu(fused, [x])
+    want = interpret.run_on_cpu(stock, [x])
+    assert all(torch.equal(a, b) for a, b in zip(out, want))
+    assert torch.equal(out[1], x.sum(0))
+
+
+def test_the_cpu_runner_refuses_a_grid_barrier_it_cannot_run():
+    """The interpreter runs one program at a time, so a grid barrier with RSPLIT > 1 would wait forever; the CPU
+    runner says so instead (fresh-user review, 2026-11-30)."""
+    x = randn(300, 96)
+    src = interpret.generate(reads_its_own_sum, interpret.fake_inputs(((300, 96), torch.float32)), **ON,
+                             reduction_transpose_fusion_launch_config=SMALL_TILES)
+    with pytest.raises(NotImplementedError, match="grid barrier with RSPLIT=3"):
+        interpret.run_on_cpu(src, [x])
