@@ -124,7 +124,7 @@ def _parse_env(env: str, raw: str, value_type: type) -> Any:
     try:
         return value_type(raw)
     except ValueError as e:
-        raise ValueError(f"{env}={raw!r}: expected a {value_type.__name__}") from e
+        raise ValueError(f"{env}={raw!r}: does not parse as {value_type.__name__}") from e
 
 
 def register_log(name: str) -> None:

@@ -105,6 +105,7 @@ class ReductionTransposePass(CustomGraphModulePass):
 
     def __call__(self, gm: torch.fx.GraphModule) -> None:
         if config.enabled():
+            config.min_bytes(), config.launch_override()  # a bad value raises for every graph, not only at a site
             mark_sites(gm.graph)
 
     def uuid(self) -> bytes:
@@ -142,7 +143,8 @@ def mark_sites(graph: torch.fx.Graph) -> list[Site]:
         node = _node(graph, site.reduction)
         reason = skip_reason(site)
         if reason is None and META_KEY in node.meta:
-            reason = f"reduction already paired with {node.meta[META_KEY].transpose}"
+            reason = (f"not a site of its own: the reduction already pairs with {node.meta[META_KEY].transpose} "
+                      "(Inductor may still fuse this copy into that kernel)")
         decisions.append((site.describe(), reason))
         if reason is None:
             node.meta[META_KEY] = site
@@ -254,7 +256,8 @@ def skip_reason(site: Site) -> Optional[str]:
     wide = _wide(site)
     if not wide and stock_split_factor(site) == 1:
         hint = "" if site.rows.is_number else " (size hint)"
-        return (f"stock already emits one unsplit kernel for N={site.hints[0]}{hint} (its split factor is 1; "
+        why = f"N={site.hints[0]}{hint}" if inductor_config.split_reductions else "split_reductions=False"
+        return (f"stock already emits one unsplit kernel ({why}: its split factor is 1; "
                 "measured slower fused; reduction_transpose_fusion_profitability=False overrides)")
     copied_as_is = site.copy_ops <= VIEW_OPS
     fp8_cast = site.itemsize == 1 and site.copy_ops <= VIEW_OPS | FP8_CAST_OPS

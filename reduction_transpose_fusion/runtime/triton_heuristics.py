@@ -35,6 +35,7 @@ from __future__ import annotations
 import dataclasses
 
 from torch._inductor.runtime.runtime_utils import next_power_of_2
+from triton.language import TRITON_MAX_TENSOR_NUMEL
 
 # The tile.  Inductor computes in fp32 whatever the storage dtype, so registers go by elements: 8192 elements on
 # 4 warps is 64 fp32 registers of tile data per thread.  XBLOCK (the loaded rows' contiguous run) is set by the
@@ -187,6 +188,8 @@ SCALAR_TILES_PER_PROGRAM = 2
 # bf16[8192, 4095]) one wave stayed best, 1.49x against 1.57x (sweeps/2026-11-30-h200-sweep-oddcheck-run1.csv; run 2,
 # -run2.csv: 1.72x against 2.00x, 1.36x against 1.54x, 1.40x against 1.63x).  Not measured since it became persistent.
 HALF_SCALAR_COPY_TILES_PER_PROGRAM = 1
+# CUDA's gridDim.x limit: RSPLIT is the grid's dim 0
+MAX_GRID_X = 2**31 - 1
 
 
 @dataclasses.dataclass(frozen=True)
@@ -264,9 +267,7 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
         if per_thread <= SCALAR_ELEMENTS_PER_THREAD:  # at most 64 (8 warps) or 128 (4 warps) registers: 4 fit
             programs_per_sm = COPY_PROGRAMS_PER_SM
     xblock, rblock = override.get("XBLOCK", xblock), override.get("R0_BLOCK", rblock)
-    for key, block in (("XBLOCK", xblock), ("R0_BLOCK", rblock)):
-        if block & (block - 1):
-            raise ValueError(f"{key}={block} is not a power of two")
+    _check_tile(xblock, rblock)
     few_splits = wide or num_sms * programs_per_sm // -(-cols // xblock) <= FEW_SPLITS
     large = (static_rows and rows * cols * widest >= ONE_TILE_MIN_BYTES
              and -(-rows // rblock) <= MAX_ONE_TILE_RSPLIT)
@@ -277,6 +278,10 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
     else:
         default_rsplit = _rsplit(cols, rows, widest, num_sms * programs_per_sm, xblock, rblock, tiles_per_program)
     rsplit = override.get("RSPLIT", default_rsplit)
+    if tiles_per_program == 1 and static_rows and "RSPLIT" not in override:
+        rblock, rsplit = _persistent_tile(rows, rsplit)
+    if rsplit > MAX_GRID_X:
+        raise ValueError(f"RSPLIT={rsplit} exceeds CUDA's grid x limit ({MAX_GRID_X})")
     return LaunchConfig(
         XBLOCK=xblock,
         R0_BLOCK=rblock,
@@ -288,6 +293,31 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
         prefetch=bool(override.get("PREFETCH", 0 < per_thread <= PREFETCH_MAX_ELEMENTS_PER_THREAD
                                    and narrowest == widest == PREFETCH_ITEMSIZE and tiles_per_program != 1)),
     )
+
+
+def _check_tile(xblock: int, rblock: int) -> None:
+    """Raise ``ValueError`` unless both blocks are powers of two of at least 2 and the tile fits one Triton tensor.
+
+    A block of 1 is refused because Inductor takes a fixed block of 1 for a dimension of one element and drops its
+    mask (``_has_constant_mask``, ``codegen/triton.py:5884``): the rows past N would be read and written (fresh-user
+    review, 2026-11-30).  Only an override can ask for one; the heuristic's blocks are at least 16.
+    """
+    for key, block in (("XBLOCK", xblock), ("R0_BLOCK", rblock)):
+        if block < 2 or block & (block - 1):
+            raise ValueError(f"{key}={block} is not a power of two of at least 2")
+    if xblock * rblock > TRITON_MAX_TENSOR_NUMEL:
+        raise ValueError(f"XBLOCK x R0_BLOCK = {xblock * rblock} elements exceeds Triton's largest tensor "
+                         f"({TRITON_MAX_TENSOR_NUMEL})")
+
+
+def _persistent_tile(rows: int, rsplit: int) -> tuple[int, int]:
+    """(R0_BLOCK, RSPLIT) of the persistent one-tile kernel.  Its tile is all of a program's rows,
+    ``ceil(N / RSPLIT)`` to the next power of two (Inductor computes it so in the kernel, from RSPLIT); where the
+    partials budget capped RSPLIT below ``ceil(N / R0_BLOCK)`` that is more than R0_BLOCK, and RSPLIT then shrinks to
+    the programs that get rows.  bf16[8191, 1021]: RSPLIT 81 with 128-row tiles, of which 17 programs a column block
+    got none, becomes RSPLIT 64 (fresh-user review, 2026-11-30)."""
+    rblock = next_power_of_2(-(-rows // rsplit))
+    return rblock, -(-rows // rblock)
 
 
 def _tiles_per_program(per_thread: int, heavy: bool, copy: bool, reductions: int, one_byte: bool,

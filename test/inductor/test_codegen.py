@@ -14,6 +14,7 @@ import sys
 
 import pytest
 import torch
+from torch._inductor.runtime.runtime_utils import next_power_of_2
 
 from reduction_transpose_fusion.codegen.triton import LAUNCH_ORDER_FINISHER, finish_group_of, prefetch_row_loop
 from reduction_transpose_fusion_testing import families, interpret
@@ -473,3 +474,18 @@ def test_block_pointers_are_left_to_stock():
     off = generate("F2-gelu-backward", "bf16", **OFF, **{"triton.use_block_ptr": True})
     assert len(kernel_launches(on)) == len(kernel_launches(off)) >= 2
     assert all("rsplit" not in src for src in interpret.kernel_sources(on).values())
+
+
+@pytest.mark.parametrize("rows,cols", [(8191, 1021), (8191, 4096), (25229, 3067)])
+def test_the_logged_persistent_tile_is_the_one_the_kernel_computes(rows, cols):
+    """The persistent kernel computes its R0_BLOCK from RSPLIT (``next_power_of_2(ceil(N / RSPLIT))``).  Where the
+    partials budget capped RSPLIT that was twice the logged R0_BLOCK and 17 of 81 programs a column block got no rows
+    (bf16[8191, 1021] and [8191, 4096]; fresh-user review, 2026-11-30); the log and the launch now agree."""
+    with decision_log() as records:
+        src = generate("F1-t", "fp32" if cols == 3067 else "bf16", rows, cols, **ON)
+    (kernel,) = interpret.kernel_sources(src).values()
+    (logged,) = [re.search(r"R0_BLOCK=(\d+), RSPLIT=(\d+)", r) for r in records if r.startswith("fused ")]
+    r0_block, rsplit = int(logged.group(1)), int(logged.group(2))
+    assert f"'RSPLIT': {rsplit}" in kernel
+    assert f"R0_BLOCK: tl.constexpr = triton_helpers.constexpr_next_power_of_2(({rows} + RSPLIT - 1) // RSPLIT)" in kernel
+    assert r0_block == next_power_of_2(-(-rows // rsplit)) and rsplit == -(-rows // r0_block)

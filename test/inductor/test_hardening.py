@@ -334,3 +334,17 @@ def test_the_cpu_runner_refuses_a_grid_barrier_it_cannot_run():
                              reduction_transpose_fusion_launch_config=SMALL_TILES)
     with pytest.raises(NotImplementedError, match="grid barrier with RSPLIT=3"):
         interpret.run_on_cpu(src, [x])
+
+
+def two_copies_one_sum(x):
+    return x.t().contiguous(), (x * 2).t().contiguous(), x.sum(0)
+
+
+def test_a_second_copy_of_the_same_source_is_not_a_site_of_its_own(decisions):
+    """One reduction, two transposed copies: the first pairs with it; the log says the second is not a site of its
+    own and that Inductor may still fuse it into that kernel (it does here)."""
+    x = randn(300, 96)
+    fused, stock = compile_both(two_copies_one_sum, [x], reduction_transpose_fusion_launch_config=SMALL_TILES)
+    assert any("not a site of its own: the reduction already pairs with clone" in r for r in decisions), decisions
+    assert n_kernels(fused) == 1
+    check(two_copies_one_sum, [x], fused, stock, transposed=(0, 1))

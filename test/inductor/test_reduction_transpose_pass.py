@@ -47,8 +47,10 @@ def site(rows, cols, fn=families.f1_t, dtype=torch.float32):
 
 def test_skip_reasons_in_order():
     assert "gate" in rt.skip_reason(site(256, 4))  # 4 KiB, below the default 8 KiB
-    assert "one unsplit kernel for N=128" in rt.skip_reason(site(128, 4096))  # stock's split factor is 1
+    assert "one unsplit kernel (N=128: its split factor is 1" in rt.skip_reason(site(128, 4096))
     assert rt.skip_reason(site(129, 4096)) is None  # stock splits in two
+    with inductor_config.patch(split_reductions=False):  # the switch, not N, is why stock emits one kernel
+        assert "one unsplit kernel (split_reductions=False: its split factor is 1" in rt.skip_reason(site(4096, 4096))
     with inductor_config.patch(reduction_transpose_fusion_profitability=False):
         assert rt.skip_reason(site(128, 4096)) is None
     with inductor_config.patch(reduction_transpose_fusion_min_bytes=1 << 20):

@@ -44,8 +44,8 @@ def test_rsplit_bounds(cols, rows, itemsize):
     # partials (4 B per column per split) stay under the budget (2% of x's bytes) whenever a split happens at all
     if cfg.RSPLIT > 1:
         assert 4 * cfg.RSPLIT * cols <= th.MAX_PARTIALS_FRACTION * rows * cols * itemsize
-    for block in (cfg.XBLOCK, cfg.R0_BLOCK):
-        assert block >= th.MIN_BLOCK and block & (block - 1) == 0
+    for block in (cfg.XBLOCK, cfg.R0_BLOCK):  # the persistent tile of N < 16 rows is N to the next power of two
+        assert block >= min(th.MIN_BLOCK, th.next_power_of_2(rows)) and block & (block - 1) == 0
 
 
 @pytest.mark.parametrize("cols", [3072, 4096])  # 528 / 64 column blocks = 8.25: rounded down, not up
@@ -133,6 +133,14 @@ def test_override_wins_and_is_validated():
     assert (cfg.XBLOCK, cfg.RSPLIT, cfg.num_stages) == (32, 7, 2)
     with pytest.raises(ValueError, match="power of two"):
         th.launch_config(3072, 25216, 4, 4, H200_SMS, {"R0_BLOCK": 48})
+    # Inductor drops the mask of a fixed block of 1: rows past N were read and written (fresh-user review)
+    for key in ("XBLOCK", "R0_BLOCK"):
+        with pytest.raises(ValueError, match=f"{key}=1 is not a power of two of at least 2"):
+            th.launch_config(3072, 25216, 4, 4, H200_SMS, {key: 1})
+    with pytest.raises(ValueError, match="exceeds Triton's largest tensor"):
+        th.launch_config(3072, 25216, 4, 4, H200_SMS, {"XBLOCK": 2048, "R0_BLOCK": 1024})
+    with pytest.raises(ValueError, match="grid x limit"):
+        th.launch_config(3072, 25216, 4, 4, H200_SMS, {"RSPLIT": 2**31})
     with pytest.raises(ValueError, match="positive"):
         th.launch_config(0, 25216, 4, 4, H200_SMS)
 
@@ -173,18 +181,33 @@ def test_small_16_bit_tiles_prefetch_the_next_row_tile_and_others_do_not(produce
     assert th.launch_config(3072, 25216, 2, 2, H200_SMS, ops=2, override={"PREFETCH": 1}).prefetch
 
 
-@pytest.mark.parametrize("itemsize,ops,rsplit", [(4, 0, 395), (2, 2, 81)])
-def test_odd_c_and_odd_n_get_a_narrow_scalar_tile_and_one_row_tile_a_program(itemsize, ops, rsplit):
+@pytest.mark.parametrize("itemsize,ops,r0_block,rsplit", [(4, 0, 64, 395), (2, 2, 128, 64)])
+def test_odd_c_and_odd_n_get_a_narrow_scalar_tile_and_one_row_tile_a_program(itemsize, ops, r0_block, rsplit):
     """Prime f32[25229, 3067] (X32 R64 w4: 1.80x copy SOL against 3.13x) and bf16[8191, 1021] a * b + 1 (1.72x
     against 2.18x): no vector access either way, so 16 elements a thread, the load run shrunk first; then one row
     tile a program (spin sweep: 1.545x against 1.777x for one wave; 1.571x against 1.551x, a tie), so RSPLIT =
-    row tiles, within the partials budget (bf16[8191, 1021]: 81, not 128), and the finish is chunked."""
+    row tiles, and the finish is chunked.  The partials budget allows bf16[8191, 1021] 81 programs a column block,
+    not 128, so its persistent tile is a program's 102 rows to the next power of two, 128, and 64 programs cover
+    the rows (it was launched with 81, 17 of which got none, and logged as R0_BLOCK 64)."""
     rows, cols = (25229, 3067) if itemsize == 4 else (8191, 1021)
     cfg = th.launch_config(cols, rows, itemsize, itemsize, H200_SMS, ops=ops)
-    assert (cfg.XBLOCK, cfg.R0_BLOCK, cfg.num_warps, cfg.RSPLIT) == (32, 64, 4, rsplit)
+    assert (cfg.XBLOCK, cfg.R0_BLOCK, cfg.num_warps, cfg.RSPLIT) == (32, r0_block, 4, rsplit)
     budget = int(th.MAX_PARTIALS_FRACTION * rows * itemsize / 4)
-    assert rsplit == min(-(-rows // 64), budget) and cfg.chunked_finish
+    assert min(-(-rows // 64), budget) == (395 if itemsize == 4 else 81) and cfg.chunked_finish
     assert "tiles_per_program" not in cfg.as_dict()  # not a kernel argument
+
+
+@settings(max_examples=300, deadline=None)
+@given(cols=st.integers(1, 200_000), rows=st.integers(1, 2_000_000), itemsize=st.sampled_from([2, 4]),
+       ops=st.sampled_from([0, 2]))
+def test_the_persistent_tile_is_the_one_the_kernel_computes_and_every_program_gets_rows(cols, rows, itemsize, ops):
+    """A static one-tile launch reports the R0_BLOCK that the persistent kernel computes from RSPLIT
+    (``next_power_of_2(ceil(N / RSPLIT))``), and RSPLIT is the number of such tiles, so no program is empty."""
+    cfg = th.launch_config(cols, rows, itemsize, itemsize, H200_SMS, ops=ops)
+    if cfg.tiles_per_program == 1:
+        assert cfg.R0_BLOCK == th.next_power_of_2(-(-rows // cfg.RSPLIT))
+        assert cfg.RSPLIT == -(-rows // cfg.R0_BLOCK)
+        assert cfg.RSPLIT <= max(1, int(th.MAX_PARTIALS_FRACTION * rows * itemsize / 4))
 
 
 def test_several_reductions_with_odd_c_and_odd_n_take_two_row_tiles_a_program():
@@ -220,8 +243,12 @@ def test_one_odd_extent_gets_half_the_elements():
     wide = th.launch_config(50257, 8192, 2, 2, H200_SMS)
     assert (wide.XBLOCK, wide.R0_BLOCK, wide.num_warps) == (64, 128, 8)
     assert per_thread(wide) == th.HALF_SCALAR_ELEMENTS_PER_THREAD
-    # odd N only: loads stay vectorized, so the store run (R0_BLOCK) shrinks
-    assert (th.launch_config(4096, 8191, 2, 2, H200_SMS).XBLOCK, th.launch_config(4096, 8191, 2, 2, H200_SMS).R0_BLOCK) == (64, 64)
+    # odd N only: loads stay vectorized, so the store run (R0_BLOCK) shrinks (one wave, with a producer); a plain copy
+    # is one row tile a program, whose persistent tile the partials budget makes a program's 102 rows, so 128
+    odd_n = th.launch_config(4096, 8191, 2, 2, H200_SMS, ops=2)
+    assert (odd_n.XBLOCK, odd_n.R0_BLOCK, odd_n.tiles_per_program) == (64, 64, 0)
+    copy = th.launch_config(4096, 8191, 2, 2, H200_SMS)
+    assert (copy.XBLOCK, copy.R0_BLOCK, copy.RSPLIT, copy.tiles_per_program) == (64, 128, 64, 1)
     # odd C only: the load run shrinks (bf16[8192, 4095]: X32 R128 ran at 1.48x copy SOL, X64 R128 at 2.43x)
     assert (th.launch_config(4095, 8192, 2, 2, H200_SMS).XBLOCK, th.launch_config(4095, 8192, 2, 2, H200_SMS).R0_BLOCK) == (32, 128)
 
@@ -249,7 +276,9 @@ def test_elements_per_thread_never_exceed_the_cap(cols, rows, sizes, ops, reduct
     heavy = ops > th.HEAVY_OPS or transcendental
     cap = (th.HEAVY_ELEMENTS_PER_THREAD if heavy else th.SCALAR_ELEMENTS_PER_THREAD if cols % 2 and rows % 2
            else th.HALF_SCALAR_ELEMENTS_PER_THREAD if cols % 2 or rows % 2 else 128)
-    assert per_thread(cfg) <= cap
+    # the persistent one-tile kernel's tile is a program's rows: where the partials budget capped RSPLIT, up to twice
+    # the rule's (16-bit, odd C and N: 32 elements a thread)
+    assert per_thread(cfg) <= cap * (2 if cfg.tiles_per_program == 1 else 1)
     assert cfg.num_warps in (4, 8) and (cfg.num_warps == 8) >= heavy
-    for block in (cfg.XBLOCK, cfg.R0_BLOCK):
-        assert block >= th.MIN_BLOCK and block & (block - 1) == 0
+    for block in (cfg.XBLOCK, cfg.R0_BLOCK):  # the persistent tile of N < 16 rows is N to the next power of two
+        assert block >= min(th.MIN_BLOCK, th.next_power_of_2(rows)) and block & (block - 1) == 0
