@@ -17,6 +17,7 @@ import torch._inductor.config as inductor_config
 
 from . import _torch_private
 from .codegen.triton import FINISH_CHUNK
+from .runtime.triton_heuristics import MAX_GRID_X
 
 
 @dataclasses.dataclass(frozen=True)
@@ -116,8 +117,12 @@ def launch_override() -> dict[str, int]:
     Raises:
         ValueError: if the entry is not a string; on a malformed item, an unknown or repeated key, a non-positive
             value (``PREFETCH``: not 0 or 1), a ``num_warps`` that is not a power of two up to 32 (Triton needs a
-            power of two; CUDA allows 1024 threads a block), or a ``FINISH_GROUP`` that is not a multiple of 16
-            (``FINISH_CHUNK``).
+            power of two; CUDA allows 1024 threads a block), an ``XBLOCK`` or ``R0_BLOCK`` that is not a power of two
+            of at least 2 (Inductor takes a fixed block of 1 for a dimension of one element and drops its mask,
+            ``_has_constant_mask``, ``codegen/triton.py:5884``: the rows past N would be read and written; found by the
+            fresh-user review, 2026-11-30), an ``RSPLIT`` past CUDA's grid x limit, or a ``FINISH_GROUP`` that is not
+            a multiple of 16 (``FINISH_CHUNK``).  The tile's size is checked with the heuristic's blocks, when a site
+            fuses (``launch_config``).
     """
     text = inductor_config.reduction_transpose_fusion_launch_config
     if not isinstance(text, str):
@@ -136,6 +141,14 @@ def launch_override() -> dict[str, int]:
     if warps & (warps - 1) or warps > MAX_NUM_WARPS:
         raise ValueError(f"reduction_transpose_fusion_launch_config: num_warps={warps} is not a power of two "
                          f"from 1 to {MAX_NUM_WARPS}")
+    for key in ("XBLOCK", "R0_BLOCK"):
+        block = out.get(key, 2)
+        if block < 2 or block & (block - 1):
+            raise ValueError(f"reduction_transpose_fusion_launch_config: {key}={block} is not a power of two of at "
+                             "least 2")
+    if out.get("RSPLIT", 1) > MAX_GRID_X:
+        raise ValueError(f"reduction_transpose_fusion_launch_config: RSPLIT={out['RSPLIT']} exceeds CUDA's grid x "
+                         f"limit ({MAX_GRID_X})")
     if out.get("FINISH_GROUP", 0) % FINISH_CHUNK:  # a group's finish reads FINISH_CHUNK partials rows a step
         raise ValueError(f"reduction_transpose_fusion_launch_config: FINISH_GROUP={out['FINISH_GROUP']} is not a "
                          f"multiple of {FINISH_CHUNK}")

@@ -188,7 +188,7 @@ SCALAR_TILES_PER_PROGRAM = 2
 # bf16[8192, 4095]) one wave stayed best, 1.49x against 1.57x (sweeps/2026-11-30-h200-sweep-oddcheck-run1.csv; run 2,
 # -run2.csv: 1.72x against 2.00x, 1.36x against 1.54x, 1.40x against 1.63x).  Not measured since it became persistent.
 HALF_SCALAR_COPY_TILES_PER_PROGRAM = 1
-# CUDA's gridDim.x limit: RSPLIT is the grid's dim 0
+# CUDA's gridDim.x limit: RSPLIT is the grid's dim 0 (the heuristic's stays far below; config checks an override's)
 MAX_GRID_X = 2**31 - 1
 
 
@@ -240,7 +240,8 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
             only one-tile kernel the large-tensor rule was measured with.
 
     Raises:
-        ValueError: if a size is not positive, or an override block is not a power of two.
+        ValueError: if a size is not positive, or the tile (override blocks included) is larger than one Triton
+            tensor.  The override's own values are checked where it is parsed (``config.launch_override``).
     """
     if cols < 1 or rows < 1 or num_sms < 1 or not 1 <= narrowest <= widest:
         raise ValueError(f"launch_config needs positive sizes, got cols={cols} rows={rows} num_sms={num_sms} "
@@ -267,7 +268,9 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
         if per_thread <= SCALAR_ELEMENTS_PER_THREAD:  # at most 64 (8 warps) or 128 (4 warps) registers: 4 fit
             programs_per_sm = COPY_PROGRAMS_PER_SM
     xblock, rblock = override.get("XBLOCK", xblock), override.get("R0_BLOCK", rblock)
-    _check_tile(xblock, rblock)
+    if xblock * rblock > TRITON_MAX_TENSOR_NUMEL:
+        raise ValueError(f"XBLOCK x R0_BLOCK = {xblock * rblock} elements exceeds Triton's largest tensor "
+                         f"({TRITON_MAX_TENSOR_NUMEL})")
     few_splits = wide or num_sms * programs_per_sm // -(-cols // xblock) <= FEW_SPLITS
     large = (static_rows and rows * cols * widest >= ONE_TILE_MIN_BYTES
              and -(-rows // rblock) <= MAX_ONE_TILE_RSPLIT)
@@ -280,8 +283,6 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
     rsplit = override.get("RSPLIT", default_rsplit)
     if tiles_per_program == 1 and static_rows and "RSPLIT" not in override:
         rblock, rsplit = _persistent_tile(rows, rsplit)
-    if rsplit > MAX_GRID_X:
-        raise ValueError(f"RSPLIT={rsplit} exceeds CUDA's grid x limit ({MAX_GRID_X})")
     return LaunchConfig(
         XBLOCK=xblock,
         R0_BLOCK=rblock,
@@ -293,21 +294,6 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
         prefetch=bool(override.get("PREFETCH", 0 < per_thread <= PREFETCH_MAX_ELEMENTS_PER_THREAD
                                    and narrowest == widest == PREFETCH_ITEMSIZE and tiles_per_program != 1)),
     )
-
-
-def _check_tile(xblock: int, rblock: int) -> None:
-    """Raise ``ValueError`` unless both blocks are powers of two of at least 2 and the tile fits one Triton tensor.
-
-    A block of 1 is refused because Inductor takes a fixed block of 1 for a dimension of one element and drops its
-    mask (``_has_constant_mask``, ``codegen/triton.py:5884``): the rows past N would be read and written (fresh-user
-    review, 2026-11-30).  Only an override can ask for one; the heuristic's blocks are at least 16.
-    """
-    for key, block in (("XBLOCK", xblock), ("R0_BLOCK", rblock)):
-        if block < 2 or block & (block - 1):
-            raise ValueError(f"{key}={block} is not a power of two of at least 2")
-    if xblock * rblock > TRITON_MAX_TENSOR_NUMEL:
-        raise ValueError(f"XBLOCK x R0_BLOCK = {xblock * rblock} elements exceeds Triton's largest tensor "
-                         f"({TRITON_MAX_TENSOR_NUMEL})")
 
 
 def _persistent_tile(rows: int, rsplit: int) -> tuple[int, int]:

@@ -70,6 +70,11 @@ def test_a_bad_value_fails_any_graph_that_compiles_with_the_flag_on(option):
 @pytest.mark.parametrize("text,match", [
     ("num_warps=3", "num_warps=3 is not a power of two"),
     ("num_warps=64", "num_warps=64 is not a power of two from 1 to 32"),
+    ("R0_BLOCK=48", "R0_BLOCK=48 is not a power of two"),
+    # Inductor drops the mask of a fixed block of 1: rows past N were read and written (fresh-user review)
+    ("XBLOCK=1", "XBLOCK=1 is not a power of two of at least 2"),
+    ("R0_BLOCK=1", "R0_BLOCK=1 is not a power of two of at least 2"),
+    (f"RSPLIT={2**31}", "grid x limit"),
     ("FINISH_GROUP=24", "FINISH_GROUP=24 is not a multiple of 16"),
     ("FINISH_GROUP=\uff11\uff16", "bad item"),  # full-width digits are not an int of the config's grammar
     ("PREFETCH=2", "PREFETCH: 0 or 1"),

@@ -131,16 +131,12 @@ def test_partials_budget_is_two_percent():
 def test_override_wins_and_is_validated():
     cfg = th.launch_config(3072, 25216, 4, 4, H200_SMS, {"XBLOCK": 32, "RSPLIT": 7, "num_stages": 2})
     assert (cfg.XBLOCK, cfg.RSPLIT, cfg.num_stages) == (32, 7, 2)
-    with pytest.raises(ValueError, match="power of two"):
-        th.launch_config(3072, 25216, 4, 4, H200_SMS, {"R0_BLOCK": 48})
-    # Inductor drops the mask of a fixed block of 1: rows past N were read and written (fresh-user review)
-    for key in ("XBLOCK", "R0_BLOCK"):
-        with pytest.raises(ValueError, match=f"{key}=1 is not a power of two of at least 2"):
-            th.launch_config(3072, 25216, 4, 4, H200_SMS, {key: 1})
+    # the override's own values are checked where it is parsed (test_config.py); the tile, with the heuristic's
+    # blocks for the keys left out, here
     with pytest.raises(ValueError, match="exceeds Triton's largest tensor"):
         th.launch_config(3072, 25216, 4, 4, H200_SMS, {"XBLOCK": 2048, "R0_BLOCK": 1024})
-    with pytest.raises(ValueError, match="grid x limit"):
-        th.launch_config(3072, 25216, 4, 4, H200_SMS, {"RSPLIT": 2**31})
+    with pytest.raises(ValueError, match="exceeds Triton's largest tensor"):
+        th.launch_config(3072, 25216, 4, 4, H200_SMS, {"XBLOCK": 32768})
     with pytest.raises(ValueError, match="positive"):
         th.launch_config(0, 25216, 4, 4, H200_SMS)
 
