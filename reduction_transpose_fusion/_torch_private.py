@@ -29,7 +29,7 @@ version, because each item below is an unversioned internal that has changed bet
 |                                                          |   takes any other prefix than ``semaphore`` or            |
 |                                                          |   ``workspace`` for a graph buffer, and fails             |
 | ``scheduler.py`` ``ForeachKernelSchedulerNode.group_``  | the combo kernels' grouping has a setter but no filter;   |
-|   ``algorithm_for_combo_kernels`` (wrapped, then set)    |   see :func:`filter_combo_kernel_groups`                  |
+|   ``nodes_for_combo_kernels`` (wrapped)                  |   see :func:`filter_combo_kernel_groups`                  |
 | ``_logging/_internal.py`` ``register_log``               | ``torch._logging`` does not export it; it lists our log   |
 |                                                          |   beside Inductor's (``TORCH_LOGS``, ``set_logs``)        |
 
@@ -192,12 +192,12 @@ def filter_combo_kernel_groups(may_join: Callable[[Any], bool]) -> None:
     """Leave the scheduler nodes for which ``may_join(node)`` is False out of every group Inductor considers for a
     combo kernel (``config.combo_kernels``).  Idempotent.
 
-    The groups come from ``ForeachKernelSchedulerNode.group_algorithm_for_combo_kernels`` (``scheduler.py:2545``),
-    which has a setter (``set_group_algorithm_for_combo_kernels``) but no filter; this wraps the algorithm in place
-    when called.  One set later (by a user) replaces the wrapper, and marked reductions may then join a combo
-    kernel: correct, but unsplit.
+    ``Scheduler.create_combo_kernel_nodes`` takes its groups from ``ForeachKernelSchedulerNode.
+    group_nodes_for_combo_kernels`` (``scheduler.py:2558``), which calls whichever algorithm is set
+    (``set_group_algorithm_for_combo_kernels``, the public setter, takes any callable and has no filter).  Wrapping
+    that call rather than the algorithm keeps the filter when a user sets their own algorithm after import.
     """
-    current = ForeachKernelSchedulerNode.group_algorithm_for_combo_kernels
+    current = ForeachKernelSchedulerNode.group_nodes_for_combo_kernels
     if getattr(current, "_rtf_wrapped", False):
         return
 
@@ -205,7 +205,7 @@ def filter_combo_kernel_groups(may_join: Callable[[Any], bool]) -> None:
         return [[node for node in group if may_join(node)] for group in current(scheduler)]
 
     groups._rtf_wrapped = True  # type: ignore[attr-defined]
-    ForeachKernelSchedulerNode.set_group_algorithm_for_combo_kernels(groups)
+    ForeachKernelSchedulerNode.group_nodes_for_combo_kernels = staticmethod(groups)  # type: ignore[method-assign]
 
 
 def take_post_loop_code(kernel: TritonKernel) -> tuple[IndentedBuffer, IndentedBuffer]:

@@ -298,10 +298,24 @@ def sites_beside_row_sums(x, y):
     return x.t().contiguous(), x.sum(0), y.t().contiguous(), y.sum(0), (x * 2).sum(1), (y + 1).sum(1)
 
 
-def test_combo_kernels_leave_the_fused_sites_alone(decisions):
+@pytest.fixture(params=["default", "set by the user"])
+def combo_algorithm(request):
+    """Inductor's combo-kernel group algorithm, or a user's own set after the package's import (the package used to
+    wrap the algorithm itself, so setting one dropped the filter)."""
+    from torch._inductor.scheduler import ForeachKernelSchedulerNode as Foreach
+    before = Foreach.group_algorithm_for_combo_kernels
+    if request.param != "default":
+        def users_own(scheduler):
+            return Foreach._default_group_nodes_for_combo_kernels(scheduler)
+        Foreach.set_group_algorithm_for_combo_kernels(users_own)
+    yield
+    Foreach.set_group_algorithm_for_combo_kernels(before)
+
+
+def test_combo_kernels_leave_the_fused_sites_alone(decisions, combo_algorithm):
     """``combo_kernels=True`` packed both sites' unsplit reductions into one combo kernel with Inductor's own launch
     (C / XBLOCK programs, no wide launch, nothing logged).  The sites now keep their own fused kernels; the two row
-    sums still share a combo kernel."""
+    sums still share a combo kernel, with Inductor's algorithm or one the user set."""
     x, y = randn(300, 200), randn(260, 100, seed=1)
     fused, stock = compile_both(sites_beside_row_sums, [x, y], combo_kernels=True)
     kernels = interpret.kernel_sources(fused)
