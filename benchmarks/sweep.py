@@ -272,6 +272,34 @@ ODDPREFETCH_PLAN = {
     ("F1-t", "bf16", 8192, 50257): ["", "TILES_PER_PROGRAM=2,PREFETCH=1", "TILES_PER_PROGRAM=2,PREFETCH=1,num_warps=16"],
     ("F1-t", "fp32", 25229, 3067): ["", "TILES_PER_PROGRAM=2,PREFETCH=1", "TILES_PER_PROGRAM=4,PREFETCH=1"],
 }
+# Wider and taller one-tile launches on aligned shapes.  The baseline's hand-written pure transpose of bf16[25216,
+# 3072] ran at 1.02x copy SOL with 128 x 128 tiles on 8 warps (../shared/notes/baseline-h200.md), the lab's one-tile
+# transpose at 1.06x with the heuristic's X64 R128; no sweep had run one row tile a program with X128 tiles (or 8
+# warps) through Inductor on the non-wide shapes.  "" is the heuristic's launch.
+_ONE = "TILES_PER_PROGRAM=1"
+_BIG16 = ["", f"XBLOCK=128,R0_BLOCK=128,num_warps=8,{_ONE}", f"XBLOCK=128,R0_BLOCK=128,num_warps=4,{_ONE}",
+          f"XBLOCK=64,R0_BLOCK=128,num_warps=8,{_ONE}", f"XBLOCK=128,R0_BLOCK=256,num_warps=8,{_ONE}"]
+BIGTILE_PLAN = {
+    # the heuristic's launch here is X64 R128 w4, one tile a program; the first shape has it twice (the noise)
+    ("F1-t", "bf16", 25216, 3072): [*_BIG16, f"XBLOCK=64,R0_BLOCK=128,num_warps=4,{_ONE}"],
+    **{shape: _BIG16 for shape in (("F1-t", "bf16", 32768, 14336), ("F1-t", "bf16", 8192, 14336),
+                                   ("F2-mul-add", "bf16", 8192, 11008))},
+    # one wave here (RSPLIT 8 and 44): one tile a program at the heuristic's tile too, and one wave at X128 R128 w8
+    **{shape: [*_BIG16, f"XBLOCK=64,R0_BLOCK=128,num_warps=4,{_ONE}", "XBLOCK=128,R0_BLOCK=128,num_warps=8"]
+       for shape in (("F4-flatten", "fp16", 8192, 4096), ("F4-flatten", "bf16", 25216, 768))},
+    **{shape: ["", f"XBLOCK=128,R0_BLOCK=128,num_warps=8,{_ONE}", f"XBLOCK=128,R0_BLOCK=128,num_warps=4,{_ONE}",
+               f"XBLOCK=64,R0_BLOCK=256,num_warps=8,{_ONE}", f"XBLOCK=128,R0_BLOCK=256,num_warps=8,{_ONE}",
+               "XBLOCK=128,R0_BLOCK=128,num_warps=8"]
+       for shape in (("F5-fp8-cast-transpose-dbias", "bf16", 32768, 4096),
+                     ("F5-fp8-cast-transpose-dbias", "bf16", 32768, 11008),
+                     ("F5-fp8-cast-transpose-dbias", "bf16", 25216, 3072))},
+    **{shape: ["", f"XBLOCK=64,R0_BLOCK=128,num_warps=8,{_ONE}", f"XBLOCK=64,R0_BLOCK=64,num_warps=8,{_ONE}",
+               f"XBLOCK=128,R0_BLOCK=64,num_warps=8,{_ONE}", f"XBLOCK=128,R0_BLOCK=128,num_warps=8,{_ONE}"]
+       for shape in (("F1-t", "fp32", 25216, 3072), ("F5-bf16-cast", "fp32", 32768, 4096))},
+    **{shape: ["", "XBLOCK=128,R0_BLOCK=64,num_warps=8", "XBLOCK=64,R0_BLOCK=128,num_warps=8",
+               "XBLOCK=128,R0_BLOCK=128,num_warps=8", f"XBLOCK=128,R0_BLOCK=128,num_warps=8,{_ONE}"]
+       for shape in (("F3-layernorm-backward", "bf16", 8192, 4096), ("F3-amax", "fp16", 3152, 3072))},
+}
 # The plans whose shapes and launches are fixed here: --shapes NAME runs FIXED_PLANS[NAME], {shape: launches}.
 FIXED_PLANS = {
     "check": CHECK_PLAN, "tune": TUNE_PLAN, "midwide": MIDWIDE_PLAN, "gate": GATE_PLAN, "oddcheck": ODDCHECK_PLAN,
@@ -280,7 +308,7 @@ FIXED_PLANS = {
     "several": {shape: SEVERAL_LAUNCHES for shape in SEVERAL_SHAPES},
     "fewsplits": {shape: FEWSPLITS_LAUNCHES for shape in FEWSPLITS_SHAPES},
     "prefetch": PREFETCH_PLAN, "prefetch2": PREFETCH2_PLAN, "checks": CHECKS_PLAN,
-    "prefetchcheck": PREFETCHCHECK_PLAN, "oddprefetch": ODDPREFETCH_PLAN,
+    "prefetchcheck": PREFETCHCHECK_PLAN, "oddprefetch": ODDPREFETCH_PLAN, "bigtile": BIGTILE_PLAN,
 }
 PROGRAMS_PER_SM = [4, 8, 16, 32]
 SMALL_PROGRAMS_PER_SM = [1, 2, 4, 8, 16]
