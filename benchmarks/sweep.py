@@ -300,6 +300,25 @@ BIGTILE_PLAN = {
                "XBLOCK=128,R0_BLOCK=128,num_warps=8", f"XBLOCK=128,R0_BLOCK=128,num_warps=8,{_ONE}"]
        for shape in (("F3-layernorm-backward", "bf16", 8192, 4096), ("F3-amax", "fp16", 3152, 3072))},
 }
+# The bigtile sweep's one gain, X128 R128 on 4 warps (123-189 registers: 4 programs an SM) one row tile a program:
+# bf16[32768, 14336] 1.122 -> 1.070x copy SOL, a * b + 1 over bf16[8192, 11008] 1.158 -> 1.077, ties on bf16[8192,
+# 14336] and bf16[25216, 3072]; on 8 warps 1.3-1.9x everywhere.  Here on every 16-bit one-tile shape of the corpus,
+# main job and sweeps, the wide path's 8 warps against 4, and f32 with the same 4-warp tiles.  "" comes twice: the noise.
+_BIG4 = f"XBLOCK=128,R0_BLOCK=128,num_warps=4,{_ONE}"
+BIGTILE2_PLAN = {
+    **{shape: ["", _BIG4, f"XBLOCK=64,R0_BLOCK=256,num_warps=4,{_ONE}", ""]
+       for shape in (("F1-t", "bf16", 32768, 14336), ("F2-mul-add", "bf16", 8192, 11008), ("F1-t", "bf16", 8192, 14336),
+                     ("F1-t", "bf16", 25216, 3072), ("F1-t", "bf16", 65536, 1024), ("F2-mul-add", "bf16", 65536, 1024),
+                     ("F4-flatten", "bf16", 65536, 1024), ("F1-t", "bf16", 8192, 8192), ("F1-t", "bf16", 16384, 6144),
+                     ("F1-t", "bf16", 32768, 4096), ("F2-mul-add", "bf16", 32768, 4096),
+                     ("F2-mul-add", "bf16", 25216, 3072))},
+    **{shape: ["", "num_warps=4", ""]
+       for shape in (("F1-t", "bf16", 4096, 30522), ("F2-mul-add", "fp32", 2048, 50257), ("F1-t", "fp32", 4096, 30522))},
+    ("F1-t", "bf16", 8192, 50257): ["", "num_warps=4", _BIG4, ""],
+    **{shape: ["", f"XBLOCK=128,R0_BLOCK=64,num_warps=4,{_ONE}", f"XBLOCK=64,R0_BLOCK=128,num_warps=4,{_ONE}", _BIG4, ""]
+       for shape in (("F1-t", "fp32", 25216, 3072), ("F5-bf16-cast", "fp32", 32768, 4096),
+                     ("F2-mul-add", "fp32", 25216, 3072))},
+}
 # The plans whose shapes and launches are fixed here: --shapes NAME runs FIXED_PLANS[NAME], {shape: launches}.
 FIXED_PLANS = {
     "check": CHECK_PLAN, "tune": TUNE_PLAN, "midwide": MIDWIDE_PLAN, "gate": GATE_PLAN, "oddcheck": ODDCHECK_PLAN,
@@ -309,6 +328,7 @@ FIXED_PLANS = {
     "fewsplits": {shape: FEWSPLITS_LAUNCHES for shape in FEWSPLITS_SHAPES},
     "prefetch": PREFETCH_PLAN, "prefetch2": PREFETCH2_PLAN, "checks": CHECKS_PLAN,
     "prefetchcheck": PREFETCHCHECK_PLAN, "oddprefetch": ODDPREFETCH_PLAN, "bigtile": BIGTILE_PLAN,
+    "bigtile2": BIGTILE2_PLAN,
 }
 PROGRAMS_PER_SM = [4, 8, 16, 32]
 SMALL_PROGRAMS_PER_SM = [1, 2, 4, 8, 16]
