@@ -71,20 +71,20 @@ class ReductionTransposeChoices(InductorChoices):
         cols = V.graph.sizevars.optimization_hint(features.numel)
         rows = V.graph.sizevars.optimization_hint(features.reduction_numel)
         num_sms = DeviceProperties.create(V.graph.get_current_device_or_throw()).multi_processor_count
-        narrowest, widest = _itemsizes(features, site)
+        narrowest, widest, moved = _itemsizes(features, site)
         reductions = sum(1 for n in features.scheduler_nodes() if n.is_reduction())
         producer_ops = frozenset().union(*(s.producer_ops for s in sites))
         ops = _arithmetic_ops(features)
         static_rows = bool(features.reduction_numel.is_number)
         launch = launch_config(cols, rows, narrowest, widest, num_sms, config.launch_override(), ops, reductions,
-                               producer_ops, static_rows)
+                               producer_ops, static_rows, moved)
         last_block = _single_loop(features)
         if launch.chunked_finish and not (last_block and _reduction_types(features) <= FINISH_COMBINE.keys()):
             log.info("%s: one-wave launch instead of %s: only the last-program finish combines partials in chunks, "
                      "and only those of sum, max and min", names, launch)
             one_wave = {**config.launch_override(), "TILES_PER_PROGRAM": 0}
             launch = launch_config(cols, rows, narrowest, widest, num_sms, one_wave, ops, reductions, producer_ops,
-                                   static_rows)
+                                   static_rows, moved)
             launch = dataclasses.replace(launch, RSPLIT=min(launch.RSPLIT, MAX_RSPLIT))
         if not last_block:
             launch = _co_resident(launch, cols, num_sms)
@@ -140,17 +140,20 @@ def _arithmetic_ops(features) -> int:
     return sum(n for op, n in features.op_counts().items() if op not in _NOT_ARITHMETIC)
 
 
-def _itemsizes(features, site: Site) -> tuple[int, int]:
-    """(narrowest, widest) element size in bytes of the full-size (N * C) buffers the kernel reads or writes."""
+def _itemsizes(features, site: Site) -> tuple[int, int, int]:
+    """(narrowest, widest, sum) of the element sizes in bytes of the distinct full-size (N * C) buffers the kernel
+    reads or writes; the sum is the bytes an element of ``x`` moves (a bf16 copy: 4; ``a * b + 1`` in bf16: 6)."""
     full = site.rows * site.cols
     sizes = V.graph.sizevars
-    itemsizes = []
+    itemsizes = {}
     for node in features.scheduler_nodes():
         for dep in (*node.read_writes.reads, *node.read_writes.writes):
             numel: Optional[sympy.Expr] = getattr(dep, "get_numel", lambda: None)()
             if numel is not None and sizes.statically_known_equals(numel, full):
-                itemsizes.append(V.graph.get_dtype(dep.name).itemsize)
-    return min(itemsizes, default=4), max(itemsizes, default=4)
+                itemsizes[dep.name] = V.graph.get_dtype(dep.name).itemsize
+    if not itemsizes:
+        return 4, 4, 8
+    return min(itemsizes.values()), max(itemsizes.values()), sum(itemsizes.values())
 
 
 def _grid_y_fits(cols: sympy.Expr, xblock: int) -> bool:

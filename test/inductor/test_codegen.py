@@ -476,6 +476,34 @@ def test_block_pointers_are_left_to_stock():
     assert all("rsplit" not in src for src in interpret.kernel_sources(on).values())
 
 
+@pytest.mark.parametrize("name,xblock", [("F1-t", 64), ("F4-flatten", 64), ("F2-mul-add", 128)])
+def test_the_persistent_tile_widens_where_the_kernel_moves_a_lot(name, xblock):
+    """bf16[65536, 1024], one row tile a program: a copy (flattened from 3-D or not) moves 4 bytes an element, 256 MiB,
+    and keeps X64; ``a * b + 1`` moves 6, 384 MiB, and takes X128 (bigtile2 sweep: 1.139 -> 1.087x copy SOL).  The
+    bytes come from the kernel's distinct full-size buffers (``choices._itemsizes``)."""
+    (kernel,) = interpret.kernel_sources(generate(name, "bf16", 65536, 1024, **ON)).values()
+    assert fixed_launch(kernel)["XBLOCK"] == xblock and "for r0_offset" not in kernel
+
+
+def four_input_producer(a, b, c, d):
+    y = a * b + c * d
+    return y.t().contiguous(), y.sum(0)
+
+
+@pytest.mark.slow
+def test_the_wider_persistent_tile_compiles_without_spills():
+    """X128 R128 on 4 warps is 128 tile elements a thread: on the H200 a copy compiled to 121-123 registers and
+    ``a * b + 1`` to 189-195 (bigtile sweeps); more inputs must not spill either (sm_90a, ptxas on CPU)."""
+    kernels = {}
+    for label, fn, inputs in (("copy", families.f1_t, 1), ("a*b+c*d", four_input_producer, 4)):
+        fake = interpret.fake_inputs(*[((32768, 4096), torch.bfloat16)] * inputs)
+        (name, src), = interpret.kernel_sources(interpret.generate(fn, fake, **ON)).items()
+        assert fixed_launch(src)["XBLOCK"] == 128 and "for r0_offset" not in src
+        kernels[label] = [name, src]
+    for label, usage in compile_for_sm90(kernels).items():
+        assert usage["spill_bytes"] == 0 and 0 < usage["registers"] <= 255, (label, usage)
+
+
 @pytest.mark.parametrize("rows,cols", [(8191, 1021), (8191, 4096), (25229, 3067)])
 def test_the_logged_persistent_tile_is_the_one_the_kernel_computes(rows, cols):
     """The persistent kernel computes its R0_BLOCK from RSPLIT (``next_power_of_2(ceil(N / RSPLIT))``).  Where the

@@ -25,8 +25,9 @@ REAL = [(name, 25218 if name.startswith("F4") else 25217, 3071)
         for name in ("F1-t", "F2-mul-add", "F3-layernorm-backward", "F3-amax", "F4-flatten",
                      "F5-fp8-cast-transpose-dbias")]
 # many column blocks (one wave would split the rows in two or fewer): one row tile a program, the persistent kernel
-# with flagged partials and the launch-order finisher, on the wide path (30522) and off it (14336)
-WIDE = [("F1-t", 4096, 30522), ("F2-mul-add", 8192, 14336)]
+# with flagged partials and the launch-order finisher, on the wide path (30522) and off it (14336); in 16-bit the
+# second and a copy moving 375 MiB with ragged tiles both ways take the 128-wide persistent tile (f32 stays X64)
+WIDE = [("F1-t", 4096, 30522), ("F2-mul-add", 8192, 14336), ("F1-t", 16400, 6000)]
 # tall tensors: odd C and N with tens of thousands of programs a column block (the two-level finish; the finish must
 # not build an [XBLOCK, RSPLIT] mask, which Triton refuses past 2**20 elements), and a tall, narrow one that the
 # large-tensor rule leaves on one wave (more than 4096 row tiles)

@@ -115,6 +115,37 @@ def test_the_large_tensor_rule_needs_a_static_n_and_at_most_4096_row_tiles():
     assert th.launch_config(1024, 4097 * 128, 2, 2, H200_SMS).tiles_per_program == 0
 
 
+@pytest.mark.parametrize("cols,rows,ops,moved,xblock", [
+    (14336, 32768, 0, 4, 128),  # bf16 copy, 1792 MiB moved: 1.107 -> 1.063x copy SOL
+    (6144, 16384, 0, 4, 128),  # copy, 384 MiB: 1.149 -> 1.121
+    (1024, 65536, 2, 6, 128),  # a * b + 1, 384 MiB: 1.139 -> 1.087
+    (3072, 25216, 2, 6, 128),  # a * b + 1, 444 MiB: 1.150 -> 1.092
+    (3072, 25216, 0, 4, 64),  # copy, 296 MiB: 1.125 -> 1.136 with X128
+    (1024, 65536, 0, 4, 64),  # copy, 256 MiB: 1.120 -> 1.149
+    (1024, 65536, 0, 0, 64),  # bytes moved unknown: a copy's
+])
+def test_a_wider_persistent_tile_for_16_bit_kernels_that_move_a_lot(cols, rows, ops, moved, xblock):
+    """The bigtile sweeps (sweeps/2026-11-30-h200-sweep-bigtile{,2}.csv): X128 R128 on 4 warps beat X64 R128 for the
+    one-tile kernels of 16-bit tensors moving 384 MiB or more, and not at 296 MiB or less."""
+    cfg = th.launch_config(cols, rows, 2, 2, H200_SMS, ops=ops, moved=moved)
+    assert (cfg.XBLOCK, cfg.R0_BLOCK, cfg.num_warps, cfg.tiles_per_program) == (xblock, 128, 4, 1)
+
+
+@pytest.mark.parametrize("args,kwargs", [
+    ((4096, 32768, 4, 4), {}),  # f32: X64 R128 within 2% of X64 R64, X128 up to 12% slower
+    ((4096, 32768, 2, 4), {}),  # an f32 -> bf16 cast: f32 too
+    ((4096, 32768, 1, 2), {"ops": 2, "moved": 3}),  # an fp8 output: one wave, and X128 up to 14% slower
+    ((4095, 32768, 2, 2), {}),  # odd C: the half-scalar tile
+    ((30522, 8192, 2, 2), {}),  # the wide path keeps its own X128 on 8 warps
+    ((4096, 32768, 2, 2), {"static_rows": False}),  # a dynamic N: the looped kernel, whose accumulator would double
+    ((4096, 32768, 2, 2), {"override": {"RSPLIT": 256}}),  # a looped launch too
+    ((4096, 32768, 2, 2), {"override": {"XBLOCK": 32}}),  # the override wins
+])
+def test_no_wider_tile_elsewhere(args, kwargs):
+    cfg = th.launch_config(*args, H200_SMS, **kwargs)
+    assert cfg.XBLOCK != th.BIG_TILE_XBLOCK or cfg.num_warps == 8
+
+
 def test_partials_budget_counts_the_input_bytes():
     # fp32 -> fp8 on a small input: the budget goes by the 4-byte input, not the 1-byte output, which would allow 10
     # (sweep-f5: 16 splits ran at 1.03x SOL, 5 at 1.17x)
