@@ -370,6 +370,28 @@ def test_cpp_wrapper(name, dtype, rows, cols, decisions):
         assert len(triton_kernels(compiled, *inputs)) == 1
 
 
+@pytest.mark.skipif(torch.cuda.device_count() < 2, reason="needs a second GPU")
+@pytest.mark.parametrize("cpp_wrapper", [False, True], ids=["python", "cpp"])
+@pytest.mark.parametrize("name,dtype,rows,cols", WRAPPER_CASES, ids=[c[0] for c in WRAPPER_CASES])
+def test_on_a_second_gpu(name, dtype, rows, cols, cpp_wrapper, decisions):
+    """A data-parallel rank runs its graph on ``cuda:k``, whether or not it made that device current: the fused kernel,
+    its semaphores buffer (``semaphores_rtf_cuda_1``) and its workspace must follow the inputs.  With ``cuda:0``
+    current, calls on ``cuda:1``, ``cuda:0`` and ``cuda:1`` again, each on fresh data against stock on the same
+    device."""
+    if cpp_wrapper and name != "F1-t":
+        pytest.skip("the C++ wrapper on cuda:1 once, with the persistent kernel")
+    fn = wrapper_case(name, dtype, rows, cols, 0)[0]
+    compiled = torch.compile(fn, options={**FUSED, "cpp_wrapper": cpp_wrapper})
+    for seed, device in enumerate(["cuda:1", "cuda:1", "cuda:0", "cuda:1"]):
+        _, inputs, exact, reference = wrapper_case(name, dtype, rows, cols, seed)
+        on_device = [t.to(device) for t in inputs]
+        fused = [t.clone() for t in compiled(*on_device)]
+        assert {t.device for t in fused} == {torch.device(device)} and torch.cuda.current_device() == 0
+        stock = torch.compile(fn, options=STOCK)(*on_device)
+        check_outputs([t.to("cuda:0") for t in fused], [t.to("cuda:0") for t in stock], reference, exact)
+    assert any(r.startswith("fused ") for r in decisions), "the site did not fuse"
+
+
 class Exported(torch.nn.Module):
     def __init__(self, fn):
         super().__init__()
