@@ -39,7 +39,8 @@ def install() -> None:
     config.register()
     _torch_private.register_log(__name__)  # TORCH_LOGS=reduction_transpose_fusion
     _torch_private.install_choices(ReductionTransposeChoices)
-    _torch_private.register_cuda_backend(ReductionTransposeCUDACombinedScheduling, ReductionTransposePass())
+    _torch_private.register_cuda_backend(ReductionTransposeCUDACombinedScheduling,
+                                         ReductionTransposePass(ReductionTransposeChoices))
     _torch_private.filter_combo_kernel_groups(may_join_combo_kernel)
 
 

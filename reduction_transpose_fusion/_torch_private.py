@@ -6,7 +6,8 @@ version, because each item below is an unversioned internal that has changed bet
 | surface (torch 2.11.0)                                   | why no public hook does it                                |
 |----------------------------------------------------------|-----------------------------------------------------------|
 | ``utils/_config_module.py`` ``_config``, ``_ConfigEntry`` | ``ConfigModule.__setattr__`` rejects unknown keys         |
-| ``_inductor/virtualized.py`` ``V.set_choices_handler``   | the choices handler is cached per thread                  |
+| ``_inductor/virtualized.py`` ``V.set_choices_handler``   | the choices handler is cached per thread; see             |
+|                                                          |   :func:`active_choices`                                  |
 | ``_inductor/codegen/common.py`` ``get_*_for_device``     | we wrap, not replace, the stock CUDA backend              |
 | ``_inductor/codegen/triton.py`` ``FixedTritonConfig``    | the only way ``triton_kernel_kwargs`` can pin a launch    |
 | ``simd_kernel_features`` ``Disable/EnableReduction``     | the markers that tell where a kernel's loop ends          |
@@ -45,6 +46,7 @@ import os
 from typing import Any, Callable
 
 import torch._inductor.config as inductor_config
+from torch._inductor.choices import InductorChoices
 from torch._inductor.codegen import common as codegen_common
 from torch._inductor.codegen.common import DeferredLine
 from torch._inductor.codegen.simd import constant_repr
@@ -140,11 +142,13 @@ def register_log(name: str) -> None:
 
 
 def install_choices(choices_cls: type) -> None:
-    """Make ``choices_cls`` Inductor's heuristics handler, for new threads and for this one.
+    """Make ``choices_cls`` Inductor's heuristics class (``config.inductor_choices_class``), unless the user set one.
 
-    ``config.inductor_choices_class`` is read lazily, once per thread (``virtualized.py:211``), so a thread that
-    already compiled holds a stock ``InductorChoices``; ``V.set_choices_handler`` replaces it in this thread.
-    A user's own ``inductor_choices_class`` is kept: we then warn, and the fusion stays off.
+    Inductor reads that entry lazily, once per thread, at the thread's first use of ``V.choices``
+    (``virtualized.py:211``); it is not touched here, so a class the user sets after importing the package is the one
+    Inductor makes (the fusion then stays off and says so for each site: :func:`active_choices`).  A thread that
+    compiled before the import holds a stock ``InductorChoices``, which :func:`active_choices` replaces when a graph
+    compiles with the fusion on.  A user's own class set before the import is kept, with a warning.
     """
     current = inductor_config.inductor_choices_class
     if current is not None and current is not choices_cls:
@@ -152,12 +156,26 @@ def install_choices(choices_cls: type) -> None:
 
         warnings.warn(
             f"torch._inductor.config.inductor_choices_class is already {current!r}; "
-            "reduction_transpose_fusion leaves it in place and will not fuse",
+            "reduction_transpose_fusion leaves it in place and will not fuse (each site is logged as skipped)",
             stacklevel=3,
         )
         return
     inductor_config.inductor_choices_class = choices_cls
-    V.set_choices_handler(choices_cls())
+
+
+def active_choices(choices_cls: type) -> Any:
+    """This thread's Inductor choices handler (``V.choices``), after replacing a stock ``InductorChoices`` by a
+    ``choices_cls`` while ``config.inductor_choices_class`` is ``choices_cls``.
+
+    The handler is cached per thread (``virtualized.py:211``): a thread that compiled before the package's import
+    keeps the stock one, which would split the marked reductions.  A handler of any other class (the user's, set in
+    the config or with ``V.set_choices_handler``) is left alone and returned.
+    """
+    handler = V.choices
+    if type(handler) is InductorChoices and inductor_config.inductor_choices_class is choices_cls:
+        handler = choices_cls()
+        V.set_choices_handler(handler)
+    return handler
 
 
 def register_cuda_backend(scheduling_cls: type, device_pass: Any) -> None:

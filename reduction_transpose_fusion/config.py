@@ -87,8 +87,12 @@ def register() -> None:
 
 
 def enabled() -> bool:
-    """``torch._inductor.config.reduction_transpose_fusion``."""
-    return bool(inductor_config.reduction_transpose_fusion)
+    """``torch._inductor.config.reduction_transpose_fusion``.
+
+    Raises:
+        ValueError: if it is not a bool (``"0"`` would be true; ``torch.compile(options=...)`` refuses it too).
+    """
+    return _switch("reduction_transpose_fusion")
 
 
 def min_bytes() -> int:
@@ -104,8 +108,19 @@ def min_bytes() -> int:
 
 
 def profitability() -> bool:
-    """``torch._inductor.config.reduction_transpose_fusion_profitability``."""
-    return bool(inductor_config.reduction_transpose_fusion_profitability)
+    """``torch._inductor.config.reduction_transpose_fusion_profitability``.
+
+    Raises:
+        ValueError: if it is not a bool.
+    """
+    return _switch("reduction_transpose_fusion_profitability")
+
+
+def _switch(name: str) -> bool:
+    value = getattr(inductor_config, name)
+    if not isinstance(value, bool):
+        raise ValueError(f"{name} must be True or False, got {value!r}")
+    return value
 
 
 MAX_NUM_WARPS = 32  # 1024 threads, CUDA's limit for a block

@@ -34,7 +34,7 @@ from torch._inductor.runtime.hints import DeviceProperties
 from torch._logging import trace_structured
 from torch.fx.experimental.symbolic_shapes import has_hint, size_hint, statically_known_true
 
-from .. import config
+from .. import _torch_private, config
 
 log = logging.getLogger(__name__)
 aten = torch.ops.aten
@@ -101,12 +101,22 @@ class Site:
 
 
 class ReductionTransposePass(CustomGraphModulePass):
-    """The CUDA backend's custom post-grad pass: marks sites when ``config.reduction_transpose_fusion`` is on."""
+    """The CUDA backend's custom post-grad pass: marks sites when ``config.reduction_transpose_fusion`` is on.
+
+    Args:
+        choices_cls: the ``InductorChoices`` subclass that keeps marked reductions unsplit; a site fuses only while
+            this thread's choices handler is one (:func:`.._torch_private.active_choices`).
+    """
+
+    def __init__(self, choices_cls: type) -> None:
+        self.choices_cls = choices_cls
 
     def __call__(self, gm: torch.fx.GraphModule) -> None:
         if config.enabled():
             config.min_bytes(), config.launch_override()  # a bad value raises for every graph, not only at a site
-            mark_sites(gm.graph)
+            handler = _torch_private.active_choices(self.choices_cls)
+            foreign = None if isinstance(handler, self.choices_cls) else type(handler)
+            mark_sites(gm.graph, foreign)
 
     def uuid(self) -> bytes:
         """Hash of every source file of the package: changing the package never reuses a compiled graph."""
@@ -126,13 +136,18 @@ def _package_hash() -> bytes:
     return get_hash_for_files(files)
 
 
-def mark_sites(graph: torch.fx.Graph) -> list[Site]:
+def mark_sites(graph: torch.fx.Graph, foreign_choices: Optional[type] = None) -> list[Site]:
     """Find every site in ``graph``, log each candidate with its decision, and mark the sites to fuse.
 
     Every transposed copy and every leading-dim reduction gets one INFO record under
     ``TORCH_LOGS=reduction_transpose_fusion``: "candidate ..." (marked; :mod:`..choices` then logs "fused ...") or
     "skip ...: why" (:func:`skip_reason`, or "not a site" for a copy or reduction without a partner).  The same
     decisions go to ``TORCH_TRACE`` as the JSON artifact ``reduction_transpose_fusion_sites`` (for tlparse).
+
+    Args:
+        graph: the post-grad graph.
+        foreign_choices: the class of Inductor's choices handler when it is not the package's (every site is then
+            skipped: nothing would keep its reduction unsplit); None otherwise.
 
     Returns:
         The sites marked for fusion.
@@ -142,6 +157,9 @@ def mark_sites(graph: torch.fx.Graph) -> list[Site]:
     for site in sites:
         node = _node(graph, site.reduction)
         reason = skip_reason(site)
+        if reason is None and foreign_choices is not None:
+            reason = (f"Inductor's choices handler is a {foreign_choices.__qualname__} (config.inductor_choices_class),"
+                      " not the package's ReductionTransposeChoices, so the reduction would still be split")
         if reason is None and META_KEY in node.meta:
             reason = (f"not a site of its own: the reduction already pairs with {node.meta[META_KEY].transpose} "
                       "(Inductor may still fuse this copy into that kernel)")
@@ -177,8 +195,9 @@ def _unpaired(graph: torch.fx.Graph, sites: list[Site]) -> list[tuple[str, str]]
                    "e.g. prod, var or max with indices, are not matched)")
         elif n.op == "call_function" and n.target in REDUCTIONS:
             u, why = _leading_dim_operand(n)
-            why = ("no transposed contiguous copy clone(permute(v)) of the same tensor (a cast or pointwise op "
-                   "between the permute and the copy is not matched)") if u is not None else why
+            why = ("no transposed contiguous copy clone(permute(v)) of the same tensor (not matched: a copy with a "
+                   "cast or pointwise op between the permute and the clone, or written another way, e.g. copy_ "
+                   "into a new buffer; a transposed view passed to a matmul is no copy)") if u is not None else why
             if why.startswith(_NOT_LEADING):
                 why = ""  # a row or middle-dim reduction: not a candidate at all
         if why:

@@ -284,9 +284,6 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
         if per_thread <= SCALAR_ELEMENTS_PER_THREAD:  # at most 64 (8 warps) or 128 (4 warps) registers: 4 fit
             programs_per_sm = COPY_PROGRAMS_PER_SM
     xblock, rblock = override.get("XBLOCK", xblock), override.get("R0_BLOCK", rblock)
-    if xblock * rblock > TRITON_MAX_TENSOR_NUMEL:
-        raise ValueError(f"XBLOCK x R0_BLOCK = {xblock * rblock} elements exceeds Triton's largest tensor "
-                         f"({TRITON_MAX_TENSOR_NUMEL})")
     few_splits = wide or num_sms * programs_per_sm // -(-cols // xblock) <= FEW_SPLITS
     large = (static_rows and rows * cols * widest >= ONE_TILE_MIN_BYTES
              and -(-rows // rblock) <= MAX_ONE_TILE_RSPLIT)
@@ -303,6 +300,10 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
     if (persistent and "XBLOCK" not in override and not wide and not per_thread and narrowest == widest == 2
             and reductions == 1 and rows * cols * (moved or 2 * widest) >= BIG_TILE_MIN_MOVED_BYTES):
         xblock = min(BIG_TILE_XBLOCK, max(MIN_BLOCK, next_power_of_2(cols)))
+    if xblock * rblock > TRITON_MAX_TENSOR_NUMEL:  # after the persistent tile, whose rows can outgrow R0_BLOCK
+        raise ValueError(f"XBLOCK x R0_BLOCK = {xblock} x {rblock} = {xblock * rblock} elements exceeds Triton's "
+                         f"largest tensor ({TRITON_MAX_TENSOR_NUMEL}); with one row tile a program R0_BLOCK is the "
+                         "program's rows, ceil(N / RSPLIT) to the next power of two")
     return LaunchConfig(
         XBLOCK=xblock,
         R0_BLOCK=rblock,

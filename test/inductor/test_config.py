@@ -56,6 +56,11 @@ def test_bad_values_raise():
     with inductor_config.patch(reduction_transpose_fusion_launch_config="XBLOCK=64,WARPS=4"):
         with pytest.raises(ValueError, match="WARPS=4"):
             config.launch_override()
+    for switch, read in (("reduction_transpose_fusion", config.enabled),
+                         ("reduction_transpose_fusion_profitability", config.profitability)):
+        with inductor_config.patch(switch, "0"):  # would be true as bool("0") (fresh-user review, 2026-11-30)
+            with pytest.raises(ValueError, match=f"{switch} must be True or False, got '0'"):
+                read()
 
 
 @pytest.mark.parametrize("option", [dict(reduction_transpose_fusion_min_bytes=-1),

@@ -8,10 +8,17 @@ Dynamic shapes, empty / tiny / 3-D / 4-D / non-contiguous inputs, outputs that a
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
+import threading
 
 import pytest
 import torch
+import torch._inductor.config as inductor_config
+from torch._inductor.choices import InductorChoices
+from torch._inductor.virtualized import V
 
 from reduction_transpose_fusion_testing import families, interpret
 from reduction_transpose_fusion_testing.edge_cases import (
@@ -251,10 +258,18 @@ def test_a_copy_beside_an_unmatched_reduction_names_the_reductions_it_looks_for(
     assert any("not a site: no sum, mean, amax or amin" in d and "prod" in d for d in decisions)
 
 
-def test_a_cast_between_the_permute_and_the_copy_is_named_in_the_log(decisions):
-    interpret.generate(lambda x: (x.t().to(torch.bfloat16).contiguous(), x.sum(0)),
-                       interpret.fake_inputs(((256, 512), torch.float32)), **ON)
-    assert any("a cast or pointwise op between the permute and the copy is not matched" in d for d in decisions)
+@pytest.mark.parametrize("copy", ["cast", "copy_"])
+def test_copies_written_other_ways_are_named_in_the_log(copy, decisions):
+    """A cast between the permute and the clone, or a copy_ into a new buffer (whose hint used to name only the cast;
+    fresh-user review, 2026-11-30): not matched, and the reduction's log line says which spellings are not."""
+    def fn(x):
+        if copy == "cast":
+            return x.t().to(torch.bfloat16).contiguous(), x.sum(0)
+        return x.new_empty(x.shape[1], x.shape[0]).copy_(x.t()), x.sum(0)
+
+    interpret.generate(fn, interpret.fake_inputs(((256, 512), torch.float32)), **ON)
+    (line,) = [d for d in decisions if d.startswith("skip sum")]
+    assert "a cast or pointwise op between the permute and the clone" in line and "copy_ into a new buffer" in line
 
 
 def test_an_unrolled_reduction_is_logged_as_skipped(decisions):
@@ -362,3 +377,94 @@ def test_a_second_copy_of_the_same_source_is_not_a_site_of_its_own(decisions):
     assert any("not a site of its own: the reduction already pairs with clone" in r for r in decisions), decisions
     assert n_kernels(fused) == 1
     check(two_copies_one_sum, [x], fused, stock, transposed=(0, 1))
+
+
+class CountingChoices(InductorChoices):
+    """A user's own heuristics class, counting Inductor's calls of ``reduction_split_factor``."""
+
+    calls = 0
+
+    def reduction_split_factor(self, *args, **kwargs):
+        type(self).calls += 1
+        return super().reduction_split_factor(*args, **kwargs)
+
+
+def in_a_fresh_thread(fn):
+    """``fn()`` in a new thread: Inductor makes its choices handler from ``config.inductor_choices_class`` at the
+    thread's first use and keeps it for the thread (``virtualized.py:211``)."""
+    result = {}
+
+    def target():
+        try:
+            result["value"] = fn(), type(V.choices)
+        except BaseException as e:  # re-raised in the test's thread
+            result["error"] = e
+
+    thread = threading.Thread(target=target)
+    thread.start()
+    thread.join()
+    if "error" in result:
+        raise result["error"]
+    return result["value"]
+
+
+def source_and_kernels(**options):
+    src = interpret.generate(families.f1_t, interpret.fake_inputs(((4096, 1024), torch.float32)), **options)
+    return src, interpret.kernel_names(src)
+
+
+@pytest.mark.parametrize("flag", [False, True], ids=["off", "on"])
+def test_a_choices_class_the_user_sets_after_the_import_is_used(flag, decisions):
+    """Importing the package used to install its handler in the importing thread, so a user's own
+    ``inductor_choices_class`` set afterwards was never called there, even with the flag off; with the flag on the log
+    said "candidate" for sites whose reductions the user's class then split (fresh-user review, 2026-11-30).  Now
+    the user's class is Inductor's, and with the flag on every site is skipped, saying why."""
+    CountingChoices.calls = 0
+    with inductor_config.patch(inductor_choices_class=CountingChoices):
+        (src, kernels), handler = in_a_fresh_thread(lambda: source_and_kernels(reduction_transpose_fusion=flag,
+                                                                                reduction_transpose_fusion_min_bytes=0))
+    assert handler is CountingChoices and CountingChoices.calls > 0
+    assert len(kernels) >= 2  # stock's split reduction beside the copy
+    if flag:
+        assert not any(r.startswith(("candidate", "fused")) for r in decisions)
+        assert any("choices handler is a CountingChoices" in r for r in decisions)
+
+
+USER_CHOICES_AFTER_IMPORT = """
+from reduction_transpose_fusion_testing import fake_cuda
+fake_cuda.install()
+import torch, torch._inductor.config as c
+from torch._inductor.choices import InductorChoices
+import reduction_transpose_fusion
+from reduction_transpose_fusion_testing import families, interpret
+calls = []
+class Mine(InductorChoices):
+    def reduction_split_factor(self, *args, **kwargs):
+        calls.append(1)
+        return super().reduction_split_factor(*args, **kwargs)
+c.inductor_choices_class = Mine
+interpret.generate(families.f1_t, interpret.fake_inputs(((4096, 1024), torch.float32)))
+print(len(calls))
+"""
+
+
+def test_a_choices_class_the_user_sets_after_the_import_is_used_in_the_importing_thread():
+    """The fresh-user review's case (2026-11-30): the importing thread itself, flag off, compiling after the user set
+    their class; the package used to pin its handler there at import, and the user's class was never called."""
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    out = subprocess.run([sys.executable, "-c", USER_CHOICES_AFTER_IMPORT], capture_output=True, text=True, env=env,
+                         timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert int(out.stdout.split()[-1]) > 0
+
+
+def test_a_thread_that_compiled_before_the_import_fuses():
+    """A thread's handler is made once; one made before the package's import is a stock ``InductorChoices``, which
+    the pass replaces by the package's when a graph compiles with the flag on."""
+
+    def compile_after_a_stock_handler():
+        V.set_choices_handler(InductorChoices())  # what a compile before the import leaves in the thread
+        return source_and_kernels(**ON)[1]
+
+    kernels, handler = in_a_fresh_thread(compile_after_a_stock_handler)
+    assert len(kernels) == 1 and handler.__name__ == "ReductionTransposeChoices"

@@ -168,6 +168,11 @@ def test_override_wins_and_is_validated():
         th.launch_config(3072, 25216, 4, 4, H200_SMS, {"XBLOCK": 2048, "R0_BLOCK": 1024})
     with pytest.raises(ValueError, match="exceeds Triton's largest tensor"):
         th.launch_config(3072, 25216, 4, 4, H200_SMS, {"XBLOCK": 32768})
+    # one row tile a program regrows R0_BLOCK to the program's rows (2 -> 128 here, the partials budget capping
+    # RSPLIT): the check sees the kernel's tile, not the override's (a Triton compile error before; fresh-user review,
+    # 2026-11-30)
+    with pytest.raises(ValueError, match="16384 x 128 = 2097152 elements exceeds"):
+        th.launch_config(16, 20000, 2, 2, H200_SMS, {"XBLOCK": 16384, "R0_BLOCK": 2, "TILES_PER_PROGRAM": 1})
     with pytest.raises(ValueError, match="positive"):
         th.launch_config(0, 25216, 4, 4, H200_SMS)
 
