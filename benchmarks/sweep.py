@@ -304,6 +304,8 @@ BIGTILE_PLAN = {
 # bf16[32768, 14336] 1.122 -> 1.070x copy SOL, a * b + 1 over bf16[8192, 11008] 1.158 -> 1.077, ties on bf16[8192,
 # 14336] and bf16[25216, 3072]; on 8 warps 1.3-1.9x everywhere.  Here on every 16-bit one-tile shape of the corpus,
 # main job and sweeps, the wide path's 8 warps against 4, and f32 with the same 4-warp tiles.  "" comes twice: the noise.
+# In both bigtile plans "" was the heuristic of their commits (97a2748, f3ff572), X64 R128; since 38cf2ba it is the
+# X128 launch wherever the wider-tile rule (runtime/triton_heuristics.py, BIG_TILE_*) applies.
 _BIG4 = f"XBLOCK=128,R0_BLOCK=128,num_warps=4,{_ONE}"
 BIGTILE2_PLAN = {
     **{shape: ["", _BIG4, f"XBLOCK=64,R0_BLOCK=256,num_warps=4,{_ONE}", ""]

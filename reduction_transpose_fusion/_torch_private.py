@@ -29,6 +29,8 @@ version, because each item below is an unversioned internal that has changed bet
 |   and its name (``semaphores_rtf_…``)                    | the cpp wrapper's autotune block (``wrapper.py:3144``)    |
 |                                                          |   takes any other prefix than ``semaphore`` or            |
 |                                                          |   ``workspace`` for a graph buffer, and fails             |
+| ``scheduler.py`` ``Scheduler.can_buffer_be_removed_``   | which buffers a fused kernel never stores, for the bytes  |
+|   ``through_fusion``                                     |   it moves; see :func:`removed_by_fusion`                 |
 | ``scheduler.py`` ``ForeachKernelSchedulerNode.group_``  | the combo kernels' grouping has a setter but no filter;   |
 |   ``nodes_for_combo_kernels`` (wrapped)                  |   see :func:`filter_combo_kernel_groups`                  |
 | ``_logging/_internal.py`` ``register_log``               | ``torch._logging`` does not export it; it lists our log   |
@@ -62,6 +64,7 @@ from torch._inductor.codegen.triton import (
 from torch._inductor.utils import IndentedBuffer, triton_type
 from torch._inductor.virtualized import V
 from torch.utils._config_module import Config, _ConfigEntry
+from torch.utils._ordered_set import OrderedSet
 from torch.utils._sympy.functions import CeilDiv
 from torch.utils._sympy.value_ranges import ValueRanges
 
@@ -79,6 +82,7 @@ __all__ = [
     "TritonKernel",
     "TritonScheduling",
     "V",
+    "active_choices",
     "constant_repr",
     "deferred_line",
     "drop_cooperative_launch",
@@ -89,6 +93,7 @@ __all__ = [
     "register_cuda_backend",
     "register_log",
     "peers_var",
+    "removed_by_fusion",
     "take_post_loop_code",
     "triton_type",
     "use_own_semaphores",
@@ -148,10 +153,11 @@ def install_choices(choices_cls: type) -> None:
     (``virtualized.py:211``); it is not touched here, so a class the user sets after importing the package is the one
     Inductor makes (the fusion then stays off and says so for each site: :func:`active_choices`).  A thread that
     compiled before the import holds a stock ``InductorChoices``, which :func:`active_choices` replaces when a graph
-    compiles with the fusion on.  A user's own class set before the import is kept, with a warning.
+    compiles with the fusion on.  A user's own class set before the import is kept: a subclass of ``choices_cls``
+    fuses; any other does not, and a warning says so.
     """
     current = inductor_config.inductor_choices_class
-    if current is not None and current is not choices_cls:
+    if current is not None and not (isinstance(current, type) and issubclass(current, choices_cls)):
         import warnings
 
         warnings.warn(
@@ -160,20 +166,21 @@ def install_choices(choices_cls: type) -> None:
             stacklevel=3,
         )
         return
-    inductor_config.inductor_choices_class = choices_cls
+    if current is None:
+        inductor_config.inductor_choices_class = choices_cls
 
 
 def active_choices(choices_cls: type) -> Any:
-    """This thread's Inductor choices handler (``V.choices``), after replacing a stock ``InductorChoices`` by a
-    ``choices_cls`` while ``config.inductor_choices_class`` is ``choices_cls``.
+    """This thread's Inductor choices handler (``V.choices``), after replacing a stock ``InductorChoices`` by an
+    instance of ``config.inductor_choices_class`` while that is ``choices_cls`` or a subclass of it.
 
     The handler is cached per thread (``virtualized.py:211``): a thread that compiled before the package's import
     keeps the stock one, which would split the marked reductions.  A handler of any other class (the user's, set in
     the config or with ``V.set_choices_handler``) is left alone and returned.
     """
-    handler = V.choices
-    if type(handler) is InductorChoices and inductor_config.inductor_choices_class is choices_cls:
-        handler = choices_cls()
+    handler, configured = V.choices, inductor_config.inductor_choices_class
+    if type(handler) is InductorChoices and isinstance(configured, type) and issubclass(configured, choices_cls):
+        handler = configured()
         V.set_choices_handler(handler)
     return handler
 
@@ -204,6 +211,13 @@ def register_cuda_backend(scheduling_cls: type, device_pass: Any) -> None:
         stock.fx_wrapper_codegen,
         device_custom_pass=device_pass,
     )
+
+
+def removed_by_fusion(buffer: str, node_names: set[str]) -> bool:
+    """True if the fused kernel of the scheduler nodes ``node_names`` never stores ``buffer``, which one of them
+    writes: no node outside reads it and it is not mutated (``Scheduler.can_buffer_be_removed_through_fusion``,
+    ``scheduler.py:5936``; a graph output has a reader outside)."""
+    return V.graph.scheduler.can_buffer_be_removed_through_fusion(buffer, OrderedSet(node_names))
 
 
 def filter_combo_kernel_groups(may_join: Callable[[Any], bool]) -> None:

@@ -27,7 +27,7 @@ import sympy
 from torch._inductor.choices import InductorChoices
 from torch._inductor.runtime.hints import DeviceProperties
 
-from . import config
+from . import _torch_private, config
 from ._torch_private import DisableReduction, EnableReduction, FixedTritonConfig, V
 from .codegen.triton import FINISH_COMBINE, ReductionTransposeTritonKernel
 from .fx_passes.reduction_transpose import META_KEY, Site
@@ -52,10 +52,8 @@ class ReductionTransposeChoices(InductorChoices):
 
     def triton_kernel_kwargs(self, kernel_cls, features, groups, kernel_kwargs) -> dict[str, Any]:
         kwargs = super().triton_kernel_kwargs(kernel_cls, features, groups, kernel_kwargs)
-        if not config.enabled():
-            return kwargs
-        sites = sites_in(features.scheduler_nodes())
-        if not sites:
+        sites = sites_in(features.scheduler_nodes())  # marked by the CUDA pass only: other devices stop here
+        if not sites or not config.enabled():
             return kwargs
         site = sites[0]
         names = ", ".join(sorted({s.reduction for s in sites}))
@@ -76,15 +74,18 @@ class ReductionTransposeChoices(InductorChoices):
         producer_ops = frozenset().union(*(s.producer_ops for s in sites))
         ops = _arithmetic_ops(features)
         static_rows = bool(features.reduction_numel.is_number)
+        # the bytes moved only for a kernel that holds the transposed copy (the wider tile was measured on those)
+        moved = moved if _fused_copies(features, sites) else 0
+        static_cols = bool(features.numel.is_number)
         launch = launch_config(cols, rows, narrowest, widest, num_sms, config.launch_override(), ops, reductions,
-                               producer_ops, static_rows, moved)
+                               producer_ops, static_rows, moved, static_cols)
         last_block = _single_loop(features)
         if launch.chunked_finish and not (last_block and _reduction_types(features) <= FINISH_COMBINE.keys()):
             log.info("%s: one-wave launch instead of %s: only the last-program finish combines partials in chunks, "
                      "and only those of sum, max and min", names, launch)
             one_wave = {**config.launch_override(), "TILES_PER_PROGRAM": 0}
             launch = launch_config(cols, rows, narrowest, widest, num_sms, one_wave, ops, reductions, producer_ops,
-                                   static_rows, moved)
+                                   static_rows, moved, static_cols)
             launch = dataclasses.replace(launch, RSPLIT=min(launch.RSPLIT, MAX_RSPLIT))
         if not last_block:
             launch = _co_resident(launch, cols, num_sms)
@@ -141,19 +142,27 @@ def _arithmetic_ops(features) -> int:
 
 
 def _itemsizes(features, site: Site) -> tuple[int, int, int]:
-    """(narrowest, widest, sum) of the element sizes in bytes of the distinct full-size (N * C) buffers the kernel
-    reads or writes; the sum is the bytes an element of ``x`` moves (a bf16 copy: 4; ``a * b + 1`` in bf16: 6)."""
+    """(narrowest, widest, moved): element sizes in bytes of the full-size (N * C) buffers of the kernel's nodes, and
+    the sum of those the kernel reads from or writes to memory, the bytes an element of ``x`` moves (a bf16 copy: 4;
+    ``a * b + 1`` in bf16: 6).  A buffer one of its nodes writes is read in registers, and one that no node outside
+    the kernel reads is never stored (``_torch_private.removed_by_fusion``): neither moves."""
     full = site.rows * site.cols
     sizes = V.graph.sizevars
-    itemsizes = {}
-    for node in features.scheduler_nodes():
+    nodes = list(features.scheduler_nodes())
+    names = {node.get_name() for node in nodes}
+    written = {dep.name for node in nodes for dep in node.read_writes.writes}
+    itemsizes, moved = {}, {}
+    for node in nodes:
         for dep in (*node.read_writes.reads, *node.read_writes.writes):
             numel: Optional[sympy.Expr] = getattr(dep, "get_numel", lambda: None)()
-            if numel is not None and sizes.statically_known_equals(numel, full):
-                itemsizes[dep.name] = V.graph.get_dtype(dep.name).itemsize
+            if numel is None or not sizes.statically_known_equals(numel, full):
+                continue
+            itemsizes[dep.name] = V.graph.get_dtype(dep.name).itemsize
+            if dep.name not in written or not _torch_private.removed_by_fusion(dep.name, names):
+                moved[dep.name] = itemsizes[dep.name]
     if not itemsizes:
-        return 4, 4, 8
-    return min(itemsizes.values()), max(itemsizes.values()), sum(itemsizes.values())
+        return 4, 4, 0
+    return min(itemsizes.values()), max(itemsizes.values()), sum(moved.values())
 
 
 def _grid_y_fits(cols: sympy.Expr, xblock: int) -> bool:
@@ -178,9 +187,14 @@ def _co_resident(launch: LaunchConfig, cols: int, num_sms: int) -> LaunchConfig:
     return dataclasses.replace(launch, RSPLIT=rsplit, tiles_per_program=0)
 
 
-def _log_decision(features, sites: list[Site], names: str, launch: LaunchConfig, last_block: bool) -> None:
+def _fused_copies(features, sites: list[Site]) -> list[str]:
+    """Names of the sites' transposed copies (FX nodes) that Inductor fused into this kernel."""
     fx_names = {o.name for node in features.scheduler_nodes() for o in origins(node)}
-    copies = sorted({s.transpose for s in sites} & fx_names)
+    return sorted({s.transpose for s in sites} & fx_names)
+
+
+def _log_decision(features, sites: list[Site], names: str, launch: LaunchConfig, last_block: bool) -> None:
+    copies = _fused_copies(features, sites)
     finish = "last-program finish" if last_block else "grid-barrier finish (a reduction result is read in a later loop)"
     if copies:
         log.info("fused %s with transposed copy %s into one kernel (C=%s, N=%s); %s; %s",

@@ -90,7 +90,8 @@ def enabled() -> bool:
     """``torch._inductor.config.reduction_transpose_fusion``.
 
     Raises:
-        ValueError: if it is not a bool (``"0"`` would be true; ``torch.compile(options=...)`` refuses it too).
+        ValueError: if it is not a bool, 0 or 1 (``"0"`` would be true; ``torch.compile(options=...)`` refuses it
+            too).
     """
     return _switch("reduction_transpose_fusion")
 
@@ -111,16 +112,16 @@ def profitability() -> bool:
     """``torch._inductor.config.reduction_transpose_fusion_profitability``.
 
     Raises:
-        ValueError: if it is not a bool.
+        ValueError: if it is not a bool, 0 or 1.
     """
     return _switch("reduction_transpose_fusion_profitability")
 
 
 def _switch(name: str) -> bool:
     value = getattr(inductor_config, name)
-    if not isinstance(value, bool):
-        raise ValueError(f"{name} must be True or False, got {value!r}")
-    return value
+    if type(value) not in (bool, int) or value not in (0, 1):  # a string such as "0" would be true
+        raise ValueError(f"{name} must be True or False (or 1 or 0), got {value!r}")
+    return bool(value)
 
 
 MAX_NUM_WARPS = 32  # 1024 threads, CUDA's limit for a block

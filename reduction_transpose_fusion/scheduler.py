@@ -36,10 +36,9 @@ def origins(node) -> list[torch.fx.Node]:
 
 def may_join_combo_kernel(node) -> bool:
     """False for a fused node holding a marked reduction while the fusion is on (logged); True otherwise."""
-    if not config.enabled():
+    sites = sites_in(node.get_nodes())  # marked by the CUDA pass only
+    if not sites or not config.enabled():
         return True
-    sites = sites_in(node.get_nodes())
-    if sites:
-        log.info("%s: kept out of combo kernels (config.combo_kernels), for its own wide launch",
-                 ", ".join(sorted({s.reduction for s in sites})))
-    return not sites
+    log.info("%s: kept out of combo kernels (config.combo_kernels), for its own wide launch",
+             ", ".join(sorted({s.reduction for s in sites})))
+    return False

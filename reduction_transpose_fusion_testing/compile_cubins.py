@@ -7,7 +7,8 @@ Run as a separate process (``TRITON_INTERPRET`` must be unset there, and Inducto
 Input: ``{label: [kernel name, kernel source]}`` (the Triton source Inductor generated, decorator included).  Output:
 ``{label: {"target": "sm_90a", "registers": int, "spill_bytes": int, "stack_bytes": int, "shared_bytes": int,
 "dynamic_shared_bytes": int}}``: the PTX target, then ``cuobjdump -res-usage`` (bundled with Triton) on the cubin
-(``LOCAL`` bytes are spills), then Triton's dynamic shared memory.
+(spills show in ``STACK``, the stack frame, as ``ptxas -v`` counts them; ``LOCAL`` is reported as
+``spill_bytes`` too: check both), then Triton's dynamic shared memory.
 """
 
 from __future__ import annotations

@@ -13,9 +13,9 @@ Rules, each from the H200 sweep recorded in ``benchmarks/results/`` (see README,
 * **Tile**: both the load (contiguous along C) and the transposed store (contiguous along N) must be coalesced:
   ``XBLOCK`` from the widest full-size dtype (:data:`XBLOCK_BY_WIDEST`), ``R0_BLOCK`` a 256-byte run of the
   narrowest, within :data:`TILE_ELEMENTS`; fewer elements per thread where accesses are scalar (odd C or N) or the
-  producer is heavy (:data:`SCALAR_ELEMENTS_PER_THREAD` and its neighbours); a 128-wide tile for the 16-bit
-  persistent one-tile kernels that move :data:`BIG_TILE_MIN_MOVED_BYTES` or more.  Tiles shrink to the next power of
-  two of C or N.
+  producer is heavy (:data:`SCALAR_ELEMENTS_PER_THREAD` and its neighbours); a 128-wide tile for the persistent
+  one-tile kernels with one reduction over 16-bit tensors of static, even C and N, off the wide path, that move
+  :data:`BIG_TILE_MIN_MOVED_BYTES` or more.  Tiles shrink to the next power of two of C or N.
 * **RSPLIT**: one row tile a program (``RSPLIT = ceil(N / R0_BLOCK)`` within the partials budget) for a single
   reduction with odd C and odd N, with few one-wave splits (:data:`FEW_SPLITS`, the wide path included) or with a
   full-size tensor of :data:`ONE_TILE_MIN_BYTES` or more (static N, at most :data:`MAX_ONE_TILE_RSPLIT` row tiles),
@@ -145,17 +145,20 @@ FEW_SPLITS = 2
 # widest full-size tensor.  Left alone: a * b + 1 over bf16[8192, 4095] (64 MiB, one odd extent, one-wave RSPLIT 3)
 # gained too in this one run (1.484 -> 1.401); the rule leaves it on one wave.
 ONE_TILE_MIN_BYTES = 96 << 20
-# The persistent one-tile kernel of 16-bit tensors takes a 128 x 128 tile (4 warps: 121-123 registers for a copy,
-# 189-195 for a * b + 1, so 4 or 2 programs an SM) instead of 64 x 128 when the kernel moves a lot: in the H200 bigtile
-# sweeps (sweeps/2026-11-30-h200-sweep-bigtile{,2}.csv; X64 -> X128, x copy SOL, the X64 launch measured twice, its
-# two runs 0.1-1.8% apart) every kernel moving 384 MiB or more gained but one, a tie: a * b + 1 over bf16[8192, 11008]
-# 1.143 -> 1.065, [32768, 4096] 1.104 -> 1.038, [25216, 3072] 1.150 -> 1.092, [65536, 1024] 1.139 -> 1.087; copies
-# bf16[32768, 14336] 1.107 -> 1.063, [32768, 4096] 1.136 -> 1.086, [16384, 6144] 1.149 -> 1.121; bf16[8192, 14336]
-# 1.099 -> 1.105 (448 MiB, the tie).  Kernels moving 296 MiB or less did not gain: bf16[25216, 3072] 1.125 -> 1.136
-# (296 MiB), [8192, 8192] 1.146 -> 1.175 and [65536, 1024] 1.120 -> 1.149 (256 MiB).  The threshold sits between.  Not
-# for f32 (X64 R128 within 2% of X64 R64, X128 up to 12% slower), fp8 outputs (X128 up to 14% slower), the wide path's
-# 8 warps (4 warps within 0.3%) or odd extents; on 8 warps the 128 x 128 one-tile kernel ran 1.3-1.9x copy SOL.
+# The persistent one-tile kernel of 16-bit tensors takes a 128 x 128 tile (4 warps: 121-124 registers for a copy,
+# 189-195 for a * b + 1, so 4 or 2 programs an SM) instead of 64 x 128 when the kernel moves a lot.  In the H200
+# bigtile2 sweep (sweeps/2026-11-30-h200-sweep-bigtile2.csv; x copy SOL, X64 measured twice, its runs 0.1-1.9% apart,
+# then X128) every kernel moving 384 MiB or more gained but one, a tie: a * b + 1 over bf16[8192, 11008] 1.144, 1.143
+# -> 1.065, [32768, 4096] 1.103, 1.106 -> 1.038, [25216, 3072] 1.145, 1.156 -> 1.092, [65536, 1024] 1.130, 1.147 ->
+# 1.087; copies bf16[32768, 14336] 1.106, 1.108 -> 1.063, [32768, 4096] 1.137, 1.135 -> 1.086, [16384, 6144] 1.149,
+# 1.150 -> 1.121; bf16[8192, 14336] 1.100, 1.098 -> 1.105 (448 MiB, the tie).  Kernels moving 296 MiB or less did not
+# gain: bf16[25216, 3072] 1.118, 1.132 -> 1.130 (296 MiB), [8192, 8192] 1.145, 1.146 -> 1.175 and [65536, 1024] 1.110,
+# 1.131 -> 1.149 (256 MiB).  The threshold sits between.  Elsewhere it lost or was not measured (bigtile sweep): f32
+# (X128 12% slower; X64 R128 0.6-2% faster than X64 R64, left alone), fp8 outputs (up to 14% slower), two reductions,
+# 8 warps (1.26-2.3x copy SOL), one-wave shapes; the wide path on 4 warps was within 1.1% of its 8, and odd extents,
+# dynamic sizes and int16 were not measured.
 BIG_TILE_XBLOCK = 128
+BIG_TILE_R0_BLOCK = 128
 BIG_TILE_MIN_MOVED_BYTES = 320 << 20
 # Programs a group of the two-level flagged finish (codegen/triton.py), so one tile a program with RSPLIT > 64 has a
 # finisher that reads ceil(RSPLIT / 64) words a column, not RSPLIT: in the H200 group sweep
@@ -237,7 +240,7 @@ class LaunchConfig:
 def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: int,
                   override: dict[str, int] | None = None, ops: int = 0, reductions: int = 1,
                   producer_ops: frozenset[str] = frozenset(), static_rows: bool = True,
-                  moved: int = 0) -> LaunchConfig:
+                  moved: int = 0, static_cols: bool = True) -> LaunchConfig:
     """Choose the launch for a fused kernel over ``x [rows, cols]``.
 
     Args:
@@ -252,8 +255,11 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
         producer_ops: names of the ATen ops between ``x`` and the fused outputs (``Site.producer_ops``).
         static_rows: whether N is a number (not symbolic); one row tile a program is then the persistent kernel, the
             only one-tile kernel the large-tensor rule was measured with.
-        moved: bytes an element of ``x`` moves, the element sizes of the distinct full-size tensors the kernel reads
-            or writes summed (a bf16 copy: 4; 0: unknown, taken as a copy's ``2 * widest``).
+        moved: bytes an element of ``x`` moves, the element sizes of the full-size tensors the kernel reads from
+            or writes to memory summed (a bf16 copy: 4; ``a * b + 1`` in bf16: 6); 0 where unknown or where the
+            kernel holds no transposed copy (then no wider tile).
+        static_cols: whether C is a number; the wider tile was measured with static shapes only (with a dynamic C
+            it compiled to 255 registers and spilled).
 
     Raises:
         ValueError: if a size is not positive, or the tile (override blocks included) is larger than one Triton
@@ -297,8 +303,11 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
     persistent = tiles_per_program == 1 and static_rows and "RSPLIT" not in override
     if persistent:
         rblock, rsplit = _persistent_tile(rows, rsplit)
-    if (persistent and "XBLOCK" not in override and not wide and not per_thread and narrowest == widest == 2
-            and reductions == 1 and rows * cols * (moved or 2 * widest) >= BIG_TILE_MIN_MOVED_BYTES):
+    # the wider tile only where it was measured: static C and N, even both (vector accesses), 16-bit, one reduction,
+    # off the wide path, the 128-row persistent tile on 4 warps, none of them overridden
+    if (persistent and static_cols and not override.keys() & {"XBLOCK", "R0_BLOCK", "num_warps"} and not wide
+            and not per_thread and narrowest == widest == 2 and reductions == 1 and rblock == BIG_TILE_R0_BLOCK
+            and warps == NUM_WARPS and rows * cols * moved >= BIG_TILE_MIN_MOVED_BYTES):
         xblock = min(BIG_TILE_XBLOCK, max(MIN_BLOCK, next_power_of_2(cols)))
     if xblock * rblock > TRITON_MAX_TENSOR_NUMEL:  # after the persistent tile, whose rows can outgrow R0_BLOCK
         raise ValueError(f"XBLOCK x R0_BLOCK = {xblock} x {rblock} = {xblock * rblock} elements exceeds Triton's "

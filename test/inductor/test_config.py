@@ -59,8 +59,11 @@ def test_bad_values_raise():
     for switch, read in (("reduction_transpose_fusion", config.enabled),
                          ("reduction_transpose_fusion_profitability", config.profitability)):
         with inductor_config.patch(switch, "0"):  # would be true as bool("0") (fresh-user review, 2026-11-30)
-            with pytest.raises(ValueError, match=f"{switch} must be True or False, got '0'"):
+            with pytest.raises(ValueError, match=rf"{switch} must be True or False \(or 1 or 0\), got '0'"):
                 read()
+        for value in (0, 1):
+            with inductor_config.patch(switch, value):
+                assert read() is bool(value)
 
 
 @pytest.mark.parametrize("option", [dict(reduction_transpose_fusion_min_bytes=-1),

@@ -122,7 +122,7 @@ def test_the_large_tensor_rule_needs_a_static_n_and_at_most_4096_row_tiles():
     (3072, 25216, 2, 6, 128),  # a * b + 1, 444 MiB: 1.150 -> 1.092
     (3072, 25216, 0, 4, 64),  # copy, 296 MiB: 1.125 -> 1.136 with X128
     (1024, 65536, 0, 4, 64),  # copy, 256 MiB: 1.120 -> 1.149
-    (1024, 65536, 0, 0, 64),  # bytes moved unknown: a copy's
+    (14336, 32768, 0, 0, 64),  # bytes moved unknown, or no transposed copy in the kernel
 ])
 def test_a_wider_persistent_tile_for_16_bit_kernels_that_move_a_lot(cols, rows, ops, moved, xblock):
     """The bigtile sweeps (sweeps/2026-11-30-h200-sweep-bigtile{,2}.csv): X128 R128 on 4 warps beat X64 R128 for the
@@ -137,13 +137,19 @@ def test_a_wider_persistent_tile_for_16_bit_kernels_that_move_a_lot(cols, rows, 
     ((4096, 32768, 1, 2), {"ops": 2, "moved": 3}),  # an fp8 output: one wave, and X128 up to 14% slower
     ((4095, 32768, 2, 2), {}),  # odd C: the half-scalar tile
     ((30522, 8192, 2, 2), {}),  # the wide path keeps its own X128 on 8 warps
-    ((4096, 32768, 2, 2), {"static_rows": False}),  # a dynamic N: the looped kernel, whose accumulator would double
-    ((4096, 32768, 2, 2), {"override": {"RSPLIT": 256}}),  # a looped launch too
+    ((14336, 32768, 2, 2), {"static_rows": False}),  # a dynamic N: the looped one-tile kernel
+    ((14336, 32768, 2, 2), {"static_cols": False}),  # a dynamic C: 255 registers and spills (sm_90a)
+    ((4096, 32768, 2, 2), {"override": {"RSPLIT": 256}}),  # a looped launch
     ((4096, 32768, 2, 2), {"override": {"XBLOCK": 32}}),  # the override wins
+    ((4096, 32768, 2, 2), {"override": {"R0_BLOCK": 256}}),  # with an override of the other block
+    ((4096, 32768, 2, 2), {"override": {"num_warps": 8}}),  # or of the warps (8 warps: 1.3-1.9x copy SOL)
 ])
 def test_no_wider_tile_elsewhere(args, kwargs):
-    cfg = th.launch_config(*args, H200_SMS, **kwargs)
-    assert cfg.XBLOCK != th.BIG_TILE_XBLOCK or cfg.num_warps == 8
+    """Each case one condition away from the wider tile (a 16-bit persistent kernel moving 512 MiB or more)."""
+    cfg = th.launch_config(*args, H200_SMS, **{"moved": 4 if args[2] == 2 else 3, **kwargs})
+    assert cfg.XBLOCK != th.BIG_TILE_XBLOCK or cfg.num_warps == 8 and "num_warps" not in kwargs.get("override", {})
+    if kwargs.get("static_rows") is False:
+        assert cfg.tiles_per_program == 1  # the rule would have applied but for the dynamic N
 
 
 def test_partials_budget_counts_the_input_bytes():
