@@ -20,7 +20,8 @@ Rules, each from the H200 sweep recorded in ``benchmarks/results/`` (see README,
   reduction with odd C and odd N, with few one-wave splits (:data:`FEW_SPLITS`, the wide path included) or with a
   full-size tensor of :data:`ONE_TILE_MIN_BYTES` or more (static N, at most :data:`MAX_ONE_TILE_RSPLIT` row tiles),
   and for a plain copy with one odd extent; :data:`SCALAR_TILES_PER_PROGRAM` for several reductions with odd C and
-  N; none of these with a heavy producer or a 1-byte tensor (e.g. an fp8 output);
+  N; none of these with a heavy producer or a 1-byte tensor (e.g. an fp8 output), but for a large aligned cast from
+  f32 to fp8;
   otherwise one wave of resident programs (:data:`COPY_PROGRAMS_PER_SM` or :data:`PROGRAMS_PER_SM` per SM,
   rounded down; 1 on the wide path, whose column blocks alone fill two waves), at most :data:`MAX_RSPLIT`, at most
   one program per ``R0_BLOCK`` rows, and few enough
@@ -145,6 +146,14 @@ FEW_SPLITS = 2
 # widest full-size tensor.  Left alone: a * b + 1 over bf16[8192, 4095] (64 MiB, one odd extent, one-wave RSPLIT 3)
 # gained too in this one run (1.484 -> 1.401); the rule leaves it on one wave.
 ONE_TILE_MIN_BYTES = 96 << 20
+# The large-tensor rule's one exception to fp8 outputs' one wave (launch_config's `one_byte`): a cast from f32 (4-byte
+# loads, 1-byte transposed stores) of a large tensor (ONE_TILE_MIN_BYTES of f32 or more), aligned, off the wide path,
+# takes one row tile a program like the other large kernels.  Its one-wave kernel compiles to 212 registers, so fewer programs than the wave's 3 an SM are resident; the
+# persistent one-tile kernel to 117.  In the H200 fp8b sweep (sweeps/2026-11-30-h200-sweep-fp8b.csv; one wave, twice,
+# then one row tile a program, x copy SOL): f32 -> fp8 [25216, 3072] 1.349, 1.369 -> 1.141, [32768, 4096] 1.391, 1.391
+# -> 1.134, [8192, 8192] 1.382, 1.385 -> 1.159.  Under 96 MiB it was mixed ([3152, 768] 1.24 -> 1.16, [4096, 768]
+# 1.06 -> 1.12, [8192, 1024] 1.27 -> 1.31), with odd C and N a tie ([25229, 3067] 2.47 -> 2.49), and the bf16 -> fp8
+# casts were no faster with one row tile a program (spin sweep) or any other tile tried (bigtile, fp8 sweeps).
 # The persistent one-tile kernel of 16-bit tensors takes a 128 x 128 tile (4 warps: 121-124 registers for a copy,
 # 189-195 for a * b + 1, so 4 or 2 programs an SM) instead of 64 x 128 when the kernel moves a lot.  In the H200
 # bigtile2 sweep (sweeps/2026-11-30-h200-sweep-bigtile2.csv; x copy SOL, X64 measured twice, its runs 0.1-1.9% apart,
@@ -293,7 +302,9 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
     few_splits = wide or num_sms * programs_per_sm // -(-cols // xblock) <= FEW_SPLITS
     large = (static_rows and rows * cols * widest >= ONE_TILE_MIN_BYTES
              and -(-rows // rblock) <= MAX_ONE_TILE_RSPLIT)
-    default_tiles = _tiles_per_program(per_thread, heavy, copy, reductions, narrowest == 1, few_splits or large)
+    # an fp8 output keeps one wave, except a large aligned cast from f32 (see ONE_TILE_MIN_BYTES)
+    one_byte = narrowest == 1 and not (large and widest >= 4 and not wide and not per_thread)
+    default_tiles = _tiles_per_program(per_thread, heavy, copy, reductions, one_byte, few_splits or large)
     tiles_per_program = override.get("TILES_PER_PROGRAM", default_tiles)
     if wide and not tiles_per_program:
         default_rsplit = 1

@@ -92,7 +92,12 @@ def test_one_row_tile_a_program_where_one_wave_would_split_the_rows_in_two_or_fe
     (3072, 25216, 2, 4, 1, 1, 1),  # f32 -> bf16 cast, 296 MiB: 1.039x against 1.098x
     (4096, 8192, 2, 2, 0, 1, 0),  # fp16, 64 MiB, RSPLIT 8: one wave (1.128x against 1.156x)
     (3072, 25216, 4, 4, 1, 2, 0),  # two reductions keep one wave
-    (4096, 32768, 1, 2, 2, 1, 0),  # so does an fp8 output
+    (4096, 32768, 1, 2, 2, 1, 0),  # so does an fp8 output cast from bf16 (1-12% slower with one tile)
+    (3072, 25216, 1, 4, 2, 1, 1),  # but not one cast from f32, 296 MiB: 1.141x against 1.349x and 1.369x (fp8b sweep)
+    (8192, 8192, 1, 4, 2, 1, 1),  # 256 MiB: 1.159x against 1.382x and 1.385x
+    (1024, 8192, 1, 4, 2, 1, 0),  # 32 MiB: one wave (1.27x against 1.31x)
+    (3067, 25229, 1, 4, 2, 1, 0),  # odd C and N: one wave (a tie, 2.47x against 2.49x)
+    (30522, 4096, 1, 4, 2, 1, 0),  # the wide path: its own launch, not measured with one tile
     (3072, 25216, 2, 2, 40, 1, 0),  # and a heavy producer
 ])
 def test_one_row_tile_a_program_for_a_large_tensor(cols, rows, narrowest, widest, ops, reductions, tiles):
