@@ -313,7 +313,7 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
     rsplit = override.get("RSPLIT", default_rsplit)
     persistent = tiles_per_program == 1 and static_rows and "RSPLIT" not in override
     if persistent:
-        rblock, rsplit = _persistent_tile(rows, rsplit)
+        rblock, rsplit = _persistent_tile(rows, rsplit, rblock)
     # the wider tile only where it was measured: static C and N, even both (vector accesses), 16-bit, one reduction,
     # off the wide path, the 128-row persistent tile on 4 warps, none of them overridden
     if (persistent and static_cols and not override.keys() & {"XBLOCK", "R0_BLOCK", "num_warps"} and not wide
@@ -337,12 +337,15 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
     )
 
 
-def _persistent_tile(rows: int, rsplit: int) -> tuple[int, int]:
+def _persistent_tile(rows: int, rsplit: int, rblock: int) -> tuple[int, int]:
     """(R0_BLOCK, RSPLIT) of the persistent one-tile kernel.  Its tile is all of a program's rows,
     ``ceil(N / RSPLIT)`` to the next power of two (Inductor computes it so in the kernel, from RSPLIT); where the
     partials budget capped RSPLIT below ``ceil(N / R0_BLOCK)`` that is more than R0_BLOCK, and RSPLIT then shrinks to
     the programs that get rows.  bf16[8191, 1021]: RSPLIT 81 with 128-row tiles, of which 17 programs a column block
-    got none, becomes RSPLIT 64 (fresh-user review, 2026-11-30)."""
+    got none, becomes RSPLIT 64 (fresh-user review, 2026-11-30).  The tile grows to at most twice ``rblock`` (that
+    case, measured); beyond, RSPLIT passes the budget, which only a small N meets (bf16[129, 17]: one program of 256
+    rows, 64 elements a thread, becomes two of 128)."""
+    rsplit = max(rsplit, -(-rows // (2 * rblock)))
     rblock = next_power_of_2(-(-rows // rsplit))
     return rblock, -(-rows // rblock)
 
