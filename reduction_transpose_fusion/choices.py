@@ -74,8 +74,9 @@ class ReductionTransposeChoices(InductorChoices):
         producer_ops = frozenset().union(*(s.producer_ops for s in sites))
         ops = _arithmetic_ops(features)
         static_rows = bool(features.reduction_numel.is_number)
+        copies = _fused_copies(features, sites)
         # the bytes moved only for a kernel that holds the transposed copy (the wider tile was measured on those)
-        moved = moved if _fused_copies(features, sites) else 0
+        moved = moved if copies else 0
         static_cols = bool(features.numel.is_number)
         launch = launch_config(cols, rows, narrowest, widest, num_sms, config.launch_override(), ops, reductions,
                                producer_ops, static_rows, moved, static_cols)
@@ -93,7 +94,7 @@ class ReductionTransposeChoices(InductorChoices):
             log.info("skip %s: C=%s in blocks of %d may exceed CUDA's grid y limit (%d blocks); Inductor's own "
                      "launch of the unsplit reduction", names, features.numel, launch.XBLOCK, MAX_GRID_Y)
             return kwargs
-        _log_decision(features, sites, names, launch, last_block)
+        _log_decision(sites, copies, names, launch, last_block)
         # One row tile a program is Inductor's persistent cooperative reduction: no loop, so no [XBLOCK, R0_BLOCK]
         # accumulator (the kernel computes R0_BLOCK from RSPLIT, which is ceil(N / R0_BLOCK) here, and takes no
         # R0_BLOCK argument).  That R0_BLOCK is a constexpr, so N must be static.
@@ -193,8 +194,7 @@ def _fused_copies(features, sites: list[Site]) -> list[str]:
     return sorted({s.transpose for s in sites} & fx_names)
 
 
-def _log_decision(features, sites: list[Site], names: str, launch: LaunchConfig, last_block: bool) -> None:
-    copies = _fused_copies(features, sites)
+def _log_decision(sites: list[Site], copies: list[str], names: str, launch: LaunchConfig, last_block: bool) -> None:
     finish = "last-program finish" if last_block else "grid-barrier finish (a reduction result is read in a later loop)"
     if copies:
         log.info("fused %s with transposed copy %s into one kernel (C=%s, N=%s); %s; %s",

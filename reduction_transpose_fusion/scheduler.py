@@ -3,8 +3,9 @@
 With ``config.combo_kernels`` Inductor packs independent kernels into one combo kernel, whose sub-kernels keep
 Inductor's own launch: a marked reduction there runs unsplit on ``C / XBLOCK`` programs, slower than stock's split
 reduction, and never reaches ``ReductionTransposeChoices.triton_kernel_kwargs`` (no wide launch, nothing logged).
-The group algorithm is wrapped so that nodes holding a marked reduction are left out of every combo group; the other
-nodes are grouped as before.
+Inductor's request for the groups is wrapped (``_torch_private.filter_combo_kernel_groups``, whatever group algorithm
+is set) so that nodes holding a marked reduction are left out of every combo group; the other nodes are grouped as
+before.
 """
 
 from __future__ import annotations

@@ -148,12 +148,13 @@ FEW_SPLITS = 2
 ONE_TILE_MIN_BYTES = 96 << 20
 # The large-tensor rule's one exception to fp8 outputs' one wave (launch_config's `one_byte`): a cast from f32 (4-byte
 # loads, 1-byte transposed stores) of a large tensor (ONE_TILE_MIN_BYTES of f32 or more), aligned, off the wide path,
-# takes one row tile a program like the other large kernels.  Its one-wave kernel compiles to 212 registers, so fewer programs than the wave's 3 an SM are resident; the
-# persistent one-tile kernel to 117.  In the H200 fp8b sweep (sweeps/2026-11-30-h200-sweep-fp8b.csv; one wave, twice,
-# then one row tile a program, x copy SOL): f32 -> fp8 [25216, 3072] 1.349, 1.369 -> 1.141, [32768, 4096] 1.391, 1.391
-# -> 1.134, [8192, 8192] 1.382, 1.385 -> 1.159.  Under 96 MiB it was mixed ([3152, 768] 1.24 -> 1.16, [4096, 768]
-# 1.06 -> 1.12, [8192, 1024] 1.27 -> 1.31), with odd C and N a tie ([25229, 3067] 2.47 -> 2.49), and the bf16 -> fp8
-# casts were no faster with one row tile a program (spin sweep) or any other tile tried (bigtile, fp8 sweeps).
+# takes one row tile a program like the other large kernels.  Its one-wave kernel compiles to 212 registers, so fewer
+# programs than the wave's 3 an SM are resident; the persistent one-tile kernel to 117.  In the H200 fp8b sweep
+# (sweeps/2026-11-30-h200-sweep-fp8b.csv; one wave, twice, then one row tile a program, x copy SOL): f32 -> fp8 [25216,
+# 3072] 1.349, 1.369 -> 1.141, [32768, 4096] 1.391, 1.391 -> 1.134, [8192, 8192] 1.382, 1.385 -> 1.159.  Under 96 MiB it
+# was mixed ([3152, 768] 1.24 -> 1.16, [4096, 768] 1.06 -> 1.12, [8192, 1024] 1.27 -> 1.31), with odd C and N a tie
+# ([25229, 3067] 2.47 -> 2.49), and the bf16 -> fp8 casts were no faster with one row tile a program (spin sweep) or any
+# other tile tried (bigtile, fp8 sweeps).
 # The persistent one-tile kernel of 16-bit tensors takes a 128 x 128 tile (4 warps: 121-124 registers for a copy,
 # 189-195 for a * b + 1, so 4 or 2 programs an SM) instead of 64 x 128 when the kernel moves a lot.  In the H200
 # bigtile2 sweep (sweeps/2026-11-30-h200-sweep-bigtile2.csv; x copy SOL, X64 measured twice, its runs 0.1-1.9% apart,

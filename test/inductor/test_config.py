@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import logging
-import os
-import subprocess
-import sys
 
 import pytest
 import torch
@@ -16,11 +13,7 @@ from torch.fx.experimental.proxy_tensor import make_fx
 from reduction_transpose_fusion import config
 from reduction_transpose_fusion.fx_passes import reduction_transpose
 from reduction_transpose_fusion_testing import families, interpret
-
-
-def run_python(code: str, **env: str) -> subprocess.CompletedProcess:
-    environ = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"} | env
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=environ, timeout=600)
+from reduction_transpose_fusion_testing.processes import run_python
 
 
 def test_entries_are_registered_with_their_defaults():

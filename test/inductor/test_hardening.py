@@ -8,10 +8,7 @@ Dynamic shapes, empty / tiny / 3-D / 4-D / non-contiguous inputs, outputs that a
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 import threading
 
 import pytest
@@ -22,6 +19,7 @@ from torch._inductor.virtualized import V
 
 from reduction_transpose_fusion.choices import ReductionTransposeChoices
 from reduction_transpose_fusion_testing import families, interpret
+from reduction_transpose_fusion_testing.processes import run_python
 from reduction_transpose_fusion_testing.edge_cases import (
     broadcast_column,
     broadcast_row,
@@ -452,9 +450,7 @@ print(len(calls))
 def test_a_choices_class_the_user_sets_after_the_import_is_used_in_the_importing_thread():
     """The fresh-user review's case (2026-11-30): the importing thread itself, flag off, compiling after the user set
     their class; the package used to pin its handler there at import, and the user's class was never called."""
-    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
-    out = subprocess.run([sys.executable, "-c", USER_CHOICES_AFTER_IMPORT], capture_output=True, text=True, env=env,
-                         timeout=600)
+    out = run_python(USER_CHOICES_AFTER_IMPORT)
     assert out.returncode == 0, out.stderr[-3000:]
     assert int(out.stdout.split()[-1]) > 0
 
