@@ -54,10 +54,19 @@ class Case:
         return families.DTYPES[self.dtype]
 
 
-def compile_fn(fn: Callable, inputs: list[torch.Tensor], options: dict) -> tuple[Callable, int, float, list[str]]:
-    """torch.compile ``fn`` with ``options``; returns (compiled, kernels generated, compile seconds, decisions)."""
+def compile_fn(fn: Callable, inputs: list[torch.Tensor], options: dict, row_dims: list[tuple[int, ...]] | None = None
+               ) -> tuple[Callable, int, float, list[str]]:
+    """torch.compile ``fn`` with ``options``; returns (compiled, kernels generated, compile seconds, decisions).
+
+    ``row_dims`` (one tuple of dims per input, :meth:`families.Case.row_dims`): compile with those dims dynamic
+    (``torch._dynamo.mark_dynamic``; a dim of size 0 or 1, which Dynamo specializes, stays static), as a training
+    job whose token count varies gets after its first recompile; ``None``: every size static."""
     torch._dynamo.reset()  # each case compiles from scratch (and never hits the recompile limit)
-    compiled = torch.compile(fn, dynamic=False, options=options)
+    if row_dims:
+        for t, dims in zip(inputs, row_dims):
+            if dims := [d for d in dims if t.shape[d] > 1]:
+                torch._dynamo.mark_dynamic(t, dims)
+    compiled = torch.compile(fn, dynamic=None if row_dims else False, options=options)
     metrics.reset()
     start = time.perf_counter()
     with decision_log() as decisions:
@@ -143,12 +152,15 @@ def check(case: families.Case, inputs, fused, stock) -> tuple[float, bool]:
     return max(errors, default=0.0), exact
 
 
-def measure(row: Case, fused_options: dict = FUSED, eager: bool = True) -> dict[str, Any]:
-    """All numbers for one case on the GPU; see the module docstring for definitions."""
+def measure(row: Case, fused_options: dict = FUSED, eager: bool = True, dynamic_rows: bool = False
+            ) -> dict[str, Any]:
+    """All numbers for one case on the GPU; see the module docstring for definitions.  ``dynamic_rows``: stock and
+    fused are compiled with N dynamic (:func:`compile_fn`) and timed at the case's N, their size hint."""
     case = row.family_case
     inputs = case.inputs(row.rows, row.cols, row.torch_dtype, device="cuda", seed=0)
-    stock_fn, stock_kernels, stock_s, _ = compile_fn(case.fn, inputs, STOCK | FRESH)
-    fused_fn, fused_kernels, fused_s, decisions = compile_fn(case.fn, inputs, fused_options | FRESH)
+    row_dims = case.row_dims() if dynamic_rows else None
+    stock_fn, stock_kernels, stock_s, _ = compile_fn(case.fn, inputs, STOCK | FRESH, row_dims)
+    fused_fn, fused_kernels, fused_s, decisions = compile_fn(case.fn, inputs, fused_options | FRESH, row_dims)
     stock_out, fused_out = stock_fn(*inputs), fused_fn(*inputs)
     err, exact = check(case, inputs, fused_out, stock_out)
     moved = nbytes(inputs) + nbytes(fused_out)
@@ -170,15 +182,17 @@ def measure(row: Case, fused_options: dict = FUSED, eager: bool = True) -> dict[
     return _derived(result)
 
 
-def codegen_only(row: Case, fused_options: dict = FUSED) -> dict[str, Any]:
-    """Kernel counts and decisions from code generated for the fake H200 (no GPU); times are NaN."""
+def codegen_only(row: Case, fused_options: dict = FUSED, dynamic_rows: bool = False) -> dict[str, Any]:
+    """Kernel counts and decisions from code generated for the fake H200 (no GPU); times are NaN.
+    ``dynamic_rows``: N symbolic (its size the hint), as in :func:`measure`."""
     from reduction_transpose_fusion_testing import interpret
 
     case = row.family_case
     specs = case.specs(row.rows, row.cols, row.torch_dtype)
-    stock = interpret.generate(case.fn, interpret.fake_inputs(*specs), **STOCK)
+    dims = {d for dims in case.row_dims() for d in dims} if dynamic_rows and row.rows > 1 else set()
+    stock = interpret.generate(case.fn, interpret.fake_inputs(*specs, dynamic=dims), **STOCK)
     with decision_log() as decisions:
-        fused = interpret.generate(case.fn, interpret.fake_inputs(*specs), **fused_options)
+        fused = interpret.generate(case.fn, interpret.fake_inputs(*specs, dynamic=dims), **fused_options)
     with torch.device("meta"):
         inputs = [torch.empty(s, dtype=d) for s, d in specs]
         outputs = case.fn(*inputs)

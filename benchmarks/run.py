@@ -76,18 +76,22 @@ def main(argv=None) -> None:
     parser.add_argument("--no-float8", action="store_true", help="skip the Float8Linear training step")
     parser.add_argument("--force", action="store_true",
                         help="fuse every safe site (no size gate, no profitability rules): the data behind the rules")
+    parser.add_argument("--dynamic-rows", action="store_true",
+                        help="compile stock and fused with N (the rows) dynamic, timed at the case's N; writes "
+                             "<suite>-dynamic")
     parser.add_argument("--out", type=pathlib.Path, default=HERE / "results", help="where to write JSON/CSV")
     args = parser.parse_args(argv)
 
     cases = load_cases(args.suite, args.names)
     if not HAS_GPU:
         print("No GPU: running codegen only on a fake H200 (kernel counts and decisions; no times).")
-    meta = provenance(args.suite + ("-forced" if args.force else ""))
+    meta = provenance(args.suite + ("-forced" if args.force else "") + ("-dynamic" if args.dynamic_rows else ""))
     options = harness.FORCED if args.force else harness.FUSED
     rows = []
     for case in tqdm(cases, desc=f"{args.suite} suite", unit="case"):
         try:
-            rows.append(meta | (harness.measure(case, options) if HAS_GPU else harness.codegen_only(case, options)))
+            measure = harness.measure if HAS_GPU else harness.codegen_only
+            rows.append(meta | measure(case, options, dynamic_rows=args.dynamic_rows))
         except Exception as e:  # one failing case is a result to report, not a reason to lose the others
             rows.append(meta | dict(case=case.name, family=case.family, dtype=case.dtype, rows=case.rows,
                                     cols=case.cols, error=f"{type(e).__name__}: {e}"[:500]))
@@ -95,7 +99,7 @@ def main(argv=None) -> None:
         finally:
             if HAS_GPU:
                 torch.cuda.empty_cache()
-    if HAS_GPU and args.suite == "main" and not args.no_float8 and not args.names:
+    if HAS_GPU and args.suite == "main" and not args.no_float8 and not args.names and not args.dynamic_rows:
         if importlib.util.find_spec("torchao") is None:
             print("torchao is not installed: skipping the Float8Linear training step (pip install torchao==0.18.0)")
         else:

@@ -123,6 +123,11 @@ class Case:
             "xs": [(rows, cols), ()],
         }[self.operands]
 
+    def row_dims(self) -> list[tuple[int, ...]]:
+        """For each input, the dims whose size follows N (the rows): what ``mark_dynamic`` marks for a dynamic N.
+        F4's ``[2, rows // 2, cols]`` has dim 1; a 0-d scale has none."""
+        return {"x": [(0,)], "xy": [(0,), (0,)], "x3": [(1,)], "xs": [(0,), ()]}[self.operands]
+
     def specs(self, rows: int, cols: int, dtype: torch.dtype) -> list[tuple[tuple[int, ...], torch.dtype]]:
         """(shape, dtype) of each input; the scale of F5 is float32."""
         return [(s, dtype if s else torch.float32) for s in self.shapes(rows, cols)]
