@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One call on the lent H200 (see the device tool's README): what the machine is, then the steps named as
 # arguments, in order: tests (GPU tests), sweep (launch sweep), main (the main job), corpus (the corpus suite),
-# main-dynamic and corpus-dynamic (the same with N dynamic).
+# main-dynamic and corpus-dynamic (the same with N dynamic); SWEEP_ARGS=--dynamic-rows for a sweep with N dynamic.
 # Everything lands under $OUT (8 files at most come back); the command must finish inside the 10-minute limit.
 set -u -o pipefail
 OUT=${OUT:-$PWD/out}
@@ -24,7 +24,7 @@ for step in "$@"; do
     tests) TORCHINDUCTOR_COMPILE_THREADS=2 python3 -m pytest ${TESTS:-test/inductor/test_gpu.py test/inductor/test_gpu_hardening.py} \
              -m gpu -q -n 8 -p no:cacheprovider -rfE --durations=10 -W ignore::DeprecationWarning > "$OUT/gpu_tests.log" 2>&1
            tail -n 60 "$OUT/gpu_tests.log" ;;
-    sweep-*) python3 -m benchmarks.sweep --shapes "${step#sweep-}" --out "$OUT" 2>&1 | grep -v "it/s\]" \
+    sweep-*) python3 -m benchmarks.sweep --shapes "${step#sweep-}" ${SWEEP_ARGS:-} --out "$OUT" 2>&1 | grep -v "it/s\]" \
                | tee "$OUT/$step.log" ;;
     main) python3 -m benchmarks.run --out "$OUT" 2>&1 | grep -v "case/s\]" | tee "$OUT/main.log" ;;
     main-dynamic|corpus-dynamic) python3 -m benchmarks.run --suite "${step%-dynamic}" --dynamic-rows --out "$OUT" 2>&1 \

@@ -345,6 +345,33 @@ FP8B_PLAN = {shape: ["", _ONE, "TILES_PER_PROGRAM=2", ""] for shape in (
     ("F5-fp8-cast-transpose-dbias", "fp32", 32768, 4096), ("F5-fp8-cast-transpose-dbias", "fp32", 8192, 8192),
     ("F5-fp8-cast-transpose-dbias", "fp32", 25229, 3067), ("F5-fp8-cast-transpose-dbias", "fp32", 8192, 1024),
 )}
+# N dynamic (--dynamic-rows; the shape's N is the size hint): the corpus run with N dynamic and no divisibility guard
+# (results/2026-11-30-h200-corpus-dynamic.csv) had the fused kernels 1.05-4.0x slower than with N static.  With the
+# guard (choices._vector_size) the transposed stores of an N that is a multiple of 16 are vectors again; here the
+# looped one-tile kernel (a dynamic N has no persistent one) against one wave and two or four tiles a program, on the
+# shapes that had one tile a program (wide, odd, large) and two that keep one wave.  "" twice: the noise.
+_TPP = [f"TILES_PER_PROGRAM={k}" for k in (0, 1, 2, 4)]
+DYNAMIC_PLAN = {
+    **{shape: ["", *_TPP, ""] for shape in (
+        ("F1-t", "bf16", 8192, 50257), ("F1-t", "bf16", 4096, 30522), ("F1-t", "fp32", 25229, 3067),
+        ("F2-mul-add", "bf16", 8191, 1021), ("F1-t", "bf16", 32768, 14336), ("F2-mul-add", "bf16", 8192, 11008),
+        ("F1-t", "bf16", 25216, 3072), ("F2-mul-add", "fp32", 2048, 50257))},
+    **{shape: ["", *_TPP[1:3]] for shape in (
+        ("F1-t", "bf16", 8191, 1021), ("F1-t", "fp32", 25216, 3072), ("F3-layernorm-backward", "fp32", 4096, 768),
+        ("F5-fp8-cast-transpose-dbias", "bf16", 32768, 4096))},
+}
+# The dynamic sweep's rule (DYNAMIC_TILES_PER_PROGRAM: 4 tiles a program, 2 with odd C and N, where a static N
+# takes one, and for large tensors) is "" here, against one wave (TILES_PER_PROGRAM=0) and more or fewer tiles; the
+# shapes it did not cover: f32 (large and odd), the mid-size one-wave shapes, casts, two reductions.
+DYNAMIC2_PLAN = {
+    **{shape: ["", "TILES_PER_PROGRAM=0", "TILES_PER_PROGRAM=2", "TILES_PER_PROGRAM=4"] for shape in (
+        ("F1-t", "fp32", 25229, 3067), ("F1-t", "fp32", 8191, 4096), ("F1-t", "fp32", 25216, 3072),
+        ("F5-bf16-cast", "fp32", 32768, 4096), ("F4-flatten", "fp16", 8192, 4096), ("F2-mul-add", "fp16", 4096, 3072),
+        ("F4-flatten", "bf16", 25216, 768), ("F1-t", "fp16", 2048, 2048), ("F3-layernorm-backward", "fp32", 25216, 768))},
+    **{shape: ["", "TILES_PER_PROGRAM=0", "TILES_PER_PROGRAM=8"] for shape in (
+        ("F1-t", "bf16", 25216, 3072), ("F1-t", "bf16", 8192, 14336), ("F1-t", "bf16", 8192, 50257),
+        ("F2-mul-add", "bf16", 8192, 11008))},
+}
 # The plans whose shapes and launches are fixed here: --shapes NAME runs FIXED_PLANS[NAME], {shape: launches}.
 FIXED_PLANS = {
     "check": CHECK_PLAN, "tune": TUNE_PLAN, "midwide": MIDWIDE_PLAN, "gate": GATE_PLAN, "oddcheck": ODDCHECK_PLAN,
@@ -354,7 +381,8 @@ FIXED_PLANS = {
     "fewsplits": {shape: FEWSPLITS_LAUNCHES for shape in FEWSPLITS_SHAPES},
     "prefetch": PREFETCH_PLAN, "prefetch2": PREFETCH2_PLAN, "checks": CHECKS_PLAN,
     "prefetchcheck": PREFETCHCHECK_PLAN, "oddprefetch": ODDPREFETCH_PLAN, "bigtile": BIGTILE_PLAN,
-    "bigtile2": BIGTILE2_PLAN, "fp8": FP8_PLAN, "fp8b": FP8B_PLAN,
+    "bigtile2": BIGTILE2_PLAN, "fp8": FP8_PLAN, "fp8b": FP8B_PLAN, "dynamic": DYNAMIC_PLAN,
+    "dynamic2": DYNAMIC2_PLAN,
 }
 PROGRAMS_PER_SM = [4, 8, 16, 32]
 SMALL_PROGRAMS_PER_SM = [1, 2, 4, 8, 16]
@@ -420,7 +448,7 @@ def odd_launches(shape: tuple) -> list[str]:
 
 def _warm(item) -> str:
     """Pool worker: compile one variant (fills the on-disk caches)."""
-    (family, dtype, rows, cols), launch = item
+    (family, dtype, rows, cols), launch, dynamic_rows = item
     import os
 
     os.environ["TORCHINDUCTOR_COMPILE_THREADS"] = "1"  # the pool is the parallelism; no nested compile pools
@@ -435,7 +463,7 @@ def _warm(item) -> str:
     torch._dynamo.reset()
     options = harness.FORCED | {"reduction_transpose_fusion_launch_config": launch}  # as the timing loop compiles
     try:
-        torch.compile(case.fn, dynamic=False, options=options)(*inputs)
+        harness.compile_fn(case.fn, inputs, options, case.row_dims() if dynamic_rows else None)
         return "ok"
     except Exception as e:  # a launch that does not compile is a result, not a crash
         return f"{type(e).__name__}: {str(e)[:200]}"
@@ -445,6 +473,7 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", type=pathlib.Path, required=True)
     parser.add_argument("--workers", type=int, default=12)
+    parser.add_argument("--dynamic-rows", action="store_true", help="compile with N dynamic (harness.compile_fn)")
     parser.add_argument("--shapes", default="large",
                         choices=["large", "small", "f5", "two", "waves", "odd", "onetile", "spin", "tree",
                                  *FIXED_PLANS],
@@ -470,7 +499,7 @@ def main(argv=None) -> None:
         plan = {shape: launches(*shape) for shape in shapes}
     items = [(shape, launch) for shape, shape_launches in plan.items() for launch in shape_launches]
     with multiprocessing.get_context("spawn").Pool(args.workers) as pool:
-        warm = dict(zip(items, pool.map(_warm, items, chunksize=1)))
+        warm = dict(zip(items, pool.map(_warm, [(*item, args.dynamic_rows) for item in items], chunksize=1)))
 
     import pandas as pd
     import torch
@@ -485,7 +514,8 @@ def main(argv=None) -> None:
         family, dtype, n, c = shape
         case = families.CASES[family]
         inputs = case.inputs(n, c, families.DTYPES[dtype], device="cuda")
-        stock_fn, stock_kernels, _, _ = harness.compile_fn(case.fn, inputs, harness.STOCK)
+        row_dims = case.row_dims() if args.dynamic_rows else None
+        stock_fn, stock_kernels, _, _ = harness.compile_fn(case.fn, inputs, harness.STOCK, row_dims)
         stock_out = stock_fn(*inputs)
         moved = harness.nbytes(inputs) + harness.nbytes(stock_out)
         sol, stock = harness.copy_sol_ms(moved), harness.bench(lambda: stock_fn(*inputs))
@@ -497,7 +527,7 @@ def main(argv=None) -> None:
                 continue
             options = harness.FORCED | {"reduction_transpose_fusion_launch_config": launch}
             loaded = harness.loaded_modules()
-            fused_fn, kernels, seconds, _ = harness.compile_fn(case.fn, inputs, options)
+            fused_fn, kernels, seconds, _ = harness.compile_fn(case.fn, inputs, options, row_dims)
             regs, spills = harness.registers_since(loaded)
             ms = harness.bench(lambda: fused_fn(*inputs))
             err, exact = harness.check(case, inputs, fused_fn(*inputs), stock_out)
@@ -507,7 +537,8 @@ def main(argv=None) -> None:
         torch.cuda.empty_cache()
         frame = pd.DataFrame(rows)  # written after every shape, so a run cut short keeps what it measured
         args.out.mkdir(parents=True, exist_ok=True)
-        frame.to_csv(args.out / f"sweep-{args.shapes}.csv", index=False)
+        name = args.shapes if not args.dynamic_rows or args.shapes.endswith("dynamic") else f"{args.shapes}-dynamic"
+        frame.to_csv(args.out / f"sweep-{name}.csv", index=False)
     ok = frame.dropna(subset=["fused_ms"]) if "fused_ms" in frame else frame
     for key, group in ok.groupby(["family", "dtype", "rows", "cols"], sort=False):
         print(key, f"SOL {group.copy_sol_ms.iloc[0]:.4f} ms, stock {group.stock_ms.iloc[0]:.4f} ms")

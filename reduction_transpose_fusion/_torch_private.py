@@ -33,6 +33,9 @@ version, because each item below is an unversioned internal that has changed bet
 |   ``through_fusion``                                     |   it moves; see :func:`removed_by_fusion`                 |
 | ``scheduler.py`` ``ForeachKernelSchedulerNode.group_``  | the combo kernels' grouping has a setter but no filter;   |
 |   ``nodes_for_combo_kernels`` (wrapped)                  |   see :func:`filter_combo_kernel_groups`                  |
+| ``ShapeEnv._maybe_evaluate_static.cache_clear``          | ``ShapeEnv.evaluate_expr`` records a guard as an axiom    |
+|                                                          |   without clearing its cached static evaluations; see     |
+|                                                          |   :func:`guard_true`                                      |
 | ``_logging/_internal.py`` ``register_log``               | ``torch._logging`` does not export it; it lists our log   |
 |                                                          |   beside Inductor's (``TORCH_LOGS``, ``set_logs``)        |
 
@@ -132,6 +135,17 @@ def _parse_env(env: str, raw: str, value_type: type) -> Any:
         return value_type(raw)
     except ValueError as e:
         raise ValueError(f"{env}={raw!r}: does not parse as {value_type.__name__}") from e
+
+
+def guard_true(sizevars, expr) -> bool:
+    """Guard the graph on ``expr`` (a sympy condition on dynamic sizes that holds for their hints) through Inductor's
+    ``sizevars.guard_or_false``, and make later static evaluations see it.  ShapeEnv caches
+    ``_maybe_evaluate_static`` until its replacements, divisibility facts or runtime asserts change, and a guard is
+    none of them (torch 2.11): ``Eq(Mod(s0, 16), 0)`` evaluated before the guard stays unknown after it, so Inductor
+    would not mark the size argument divisible by 16.  Returns what ``guard_or_false`` returned."""
+    holds = sizevars.guard_or_false(expr)
+    sizevars.shape_env._maybe_evaluate_static.cache_clear()
+    return holds
 
 
 def register_log(name: str) -> None:

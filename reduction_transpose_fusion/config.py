@@ -62,7 +62,7 @@ ENTRIES = (
     ),
     # Expert override of the launch heuristic, e.g. "XBLOCK=64,R0_BLOCK=64,RSPLIT=16,num_warps=4,num_stages=1";
     # TILES_PER_PROGRAM=k sets RSPLIT to ceil(N / R0_BLOCK / k), capped by the 2% partials budget (RSPLIT, if also
-    # given, wins); FINISH_GROUP=g (a multiple of 16) sets the programs a group of the two-level flagged finish;
+    # given, wins; 0: one wave of looping programs); FINISH_GROUP=g (a multiple of 16) sets the programs a group of the two-level flagged finish;
     # PREFETCH=0/1 turns the looped kernel's register prefetch of the next row tile off or on.
     # Keys left out keep the heuristic's value.  Used by the tuning sweep and by tests of odd configurations.
     Entry(
@@ -77,6 +77,8 @@ LAUNCH_KEYS = ("XBLOCK", "R0_BLOCK", "RSPLIT", "num_warps", "num_stages", "TILES
                "PREFETCH")
 # Keys whose value is a switch, 0 or 1, not a positive count
 _SWITCH_KEYS = ("PREFETCH",)
+# Keys that take 0 too: TILES_PER_PROGRAM=0 is one wave of looping programs
+_ZERO_KEYS = ("TILES_PER_PROGRAM",)
 _LAUNCH_ITEM = re.compile(r"^\s*(\w+)\s*=\s*(\d+)\s*$", re.ASCII)
 
 
@@ -147,10 +149,12 @@ def launch_override() -> dict[str, int]:
     for item in filter(None, (s.strip() for s in text.split(","))):
         m = _LAUNCH_ITEM.match(item)
         key, value = (m.group(1), int(m.group(2))) if m else (None, None)
-        if key not in LAUNCH_KEYS or key in out or not (value in (0, 1) if key in _SWITCH_KEYS else value >= 1):
+        if key not in LAUNCH_KEYS or key in out or not (value in (0, 1) if key in _SWITCH_KEYS
+                                                         else value >= (key not in _ZERO_KEYS)):
             raise ValueError(
                 f"reduction_transpose_fusion_launch_config: bad item {item!r}; expected KEY=positive int with KEY "
-                f"in {LAUNCH_KEYS} ({', '.join(_SWITCH_KEYS)}: 0 or 1), each key once"
+                f"in {LAUNCH_KEYS} ({', '.join(_SWITCH_KEYS)}: 0 or 1; {', '.join(_ZERO_KEYS)}: 0 too, one wave), "
+                "each key once"
             )
         out[key] = value
     warps = out.get("num_warps", 1)

@@ -6,9 +6,9 @@ Run as a separate process (``TRITON_INTERPRET`` must be unset there, and Inducto
 
 Input: ``{label: [kernel name, kernel source]}`` (the Triton source Inductor generated, decorator included).  Output:
 ``{label: {"target": "sm_90a", "registers": int, "spill_bytes": int, "stack_bytes": int, "shared_bytes": int,
-"dynamic_shared_bytes": int}}``: the PTX target, then ``cuobjdump -res-usage`` (bundled with Triton) on the cubin
+"dynamic_shared_bytes": int, "global_stores": {suffix: count}}}``: the PTX target, then ``cuobjdump -res-usage`` (bundled with Triton) on the cubin
 (spills show in ``STACK``, the stack frame, as ``ptxas -v`` counts them; ``LOCAL`` is reported as
-``spill_bytes`` too: check both), then Triton's dynamic shared memory.
+``spill_bytes`` too: check both), then Triton's dynamic shared memory, then the PTX's global stores by width.
 """
 
 from __future__ import annotations
@@ -33,7 +33,17 @@ def compile_kernel(name: str, source: str) -> dict:
     kernel = autotuner.compile_results[0].kernel
     target = re.search(r"^\.target (\w+)", kernel.asm["ptx"], re.M).group(1)
     usage = _res_usage(kernel.asm["cubin"])
-    return {"target": target, **usage, "dynamic_shared_bytes": kernel.metadata.shared}
+    return {"target": target, **usage, "dynamic_shared_bytes": kernel.metadata.shared,
+            "global_stores": _global_stores(kernel.asm["ptx"])}
+
+
+def _global_stores(ptx: str) -> dict[str, int]:
+    """PTX global store instructions by their suffixes (``"v4.b32"``: a 16-byte vector, ``"b16"``: a 2-byte scalar)."""
+    counts: dict[str, int] = {}
+    for suffix in re.findall(r"\bst\.global((?:\.\w+)+)", ptx):
+        key = ".".join(part for part in suffix.split(".") if part and not part.startswith(("L1", "L2", "cs", "wb")))
+        counts[key] = counts.get(key, 0) + 1
+    return counts
 
 
 def _res_usage(cubin: bytes) -> dict:

@@ -214,6 +214,15 @@ SCALAR_TILES_PER_PROGRAM = 2
 # bf16[8192, 4095]) one wave stayed best, 1.49x against 1.57x (sweeps/2026-11-30-h200-sweep-oddcheck-run1.csv; run 2,
 # -run2.csv: 1.72x against 2.00x, 1.36x against 1.54x, 1.40x against 1.63x).  Not measured since it became persistent.
 HALF_SCALAR_COPY_TILES_PER_PROGRAM = 1
+# A dynamic N has no persistent one-tile kernel (its tile would be a constexpr from N): where a static N takes one
+# row tile a program, a dynamic one takes 4 (2 with odd C and N), looped, and a large tensor does too.  In the H200
+# dynamic sweep (sweeps/2026-11-30-h200-sweep-dynamic.csv; N dynamic with its divisibility guard; one tile, 2, 4 a
+# program, x copy SOL), 4 tiles were best on every aligned or odd-C shape: bf16[8192, 50257] copy 2.02 -> 1.81
+# (stock 1.87), bf16[4096, 30522] 1.98 -> 1.81, bf16[32768, 14336] 1.50 -> 1.30, a * b + 1 over bf16[8192, 11008]
+# 1.45 -> 1.28, f32[2048, 50257] a * b + 1 1.54 -> 1.34, bf16[25216, 3072] 1.41 (one wave) -> 1.31; with odd C and
+# N, 2 tiles: bf16[8191, 1021] copy 2.15 -> 1.48, its a * b + 1 1.78 -> 1.56 (4 tiles: 1.57).
+DYNAMIC_TILES_PER_PROGRAM = 4
+DYNAMIC_SCALAR_TILES_PER_PROGRAM = 2
 # CUDA's gridDim.x limit: RSPLIT is the grid's dim 0 (the heuristic's stays far below; config checks an override's)
 MAX_GRID_X = 2**31 - 1
 
@@ -250,7 +259,8 @@ class LaunchConfig:
 def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: int,
                   override: dict[str, int] | None = None, ops: int = 0, reductions: int = 1,
                   producer_ops: frozenset[str] = frozenset(), static_rows: bool = True,
-                  moved: int = 0, static_cols: bool = True) -> LaunchConfig:
+                  moved: int = 0, static_cols: bool = True, vector_rows: bool = True,
+                  vector_cols: bool = True) -> LaunchConfig:
     """Choose the launch for a fused kernel over ``x [rows, cols]``.
 
     Args:
@@ -270,6 +280,9 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
             kernel holds no transposed copy (then no wider tile).
         static_cols: whether C is a number; the wider tile was measured with static shapes only (with a dynamic C
             it compiled to 255 registers and spilled).
+        vector_rows, vector_cols: False where N (C) is dynamic and not known to be a multiple of 16 elements
+            (``choices._vector_size``): Triton then cannot vectorize the accesses along it whatever its parity, so
+            the tile is chosen as for an odd N (C).
 
     Raises:
         ValueError: if a size is not positive, or the tile (override blocks included) is larger than one Triton
@@ -294,18 +307,21 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
         warps = 2 * NUM_WARPS  # the wide path's count already
     xblock = min(xblock, max(MIN_BLOCK, next_power_of_2(cols)))
     rblock = min(rblock, max(MIN_BLOCK, next_power_of_2(rows)))
-    per_thread = _elements_per_thread(cols, rows, heavy)
+    per_thread = _elements_per_thread(cols if vector_cols else 1, rows if vector_rows else 1, heavy)
     if per_thread:
-        xblock, rblock = _shrink(xblock, rblock, per_thread * 32 * warps, scalar_loads=cols % 2 == 1)
+        scalar_loads = cols % 2 == 1 or not vector_cols
+        xblock, rblock = _shrink(xblock, rblock, per_thread * 32 * warps, scalar_loads)
         if per_thread <= SCALAR_ELEMENTS_PER_THREAD:  # at most 64 (8 warps) or 128 (4 warps) registers: 4 fit
             programs_per_sm = COPY_PROGRAMS_PER_SM
     xblock, rblock = override.get("XBLOCK", xblock), override.get("R0_BLOCK", rblock)
     few_splits = wide or num_sms * programs_per_sm // -(-cols // xblock) <= FEW_SPLITS
-    large = (static_rows and rows * cols * widest >= ONE_TILE_MIN_BYTES
-             and -(-rows // rblock) <= MAX_ONE_TILE_RSPLIT)
-    # an fp8 output keeps one wave, except a large aligned cast from f32 (see ONE_TILE_MIN_BYTES)
-    one_byte = narrowest == 1 and not (large and widest >= 4 and not wide and not per_thread)
+    large = rows * cols * widest >= ONE_TILE_MIN_BYTES and -(-rows // rblock) <= MAX_ONE_TILE_RSPLIT
+    # an fp8 output keeps one wave, except a large aligned cast from f32 (see ONE_TILE_MIN_BYTES; static N only)
+    one_byte = narrowest == 1 and not (large and static_rows and widest >= 4 and not wide and not per_thread)
     default_tiles = _tiles_per_program(per_thread, heavy, copy, reductions, one_byte, few_splits or large)
+    if default_tiles == 1 and not static_rows:  # no persistent kernel (see DYNAMIC_TILES_PER_PROGRAM)
+        scalar = per_thread == SCALAR_ELEMENTS_PER_THREAD
+        default_tiles = DYNAMIC_SCALAR_TILES_PER_PROGRAM if scalar else DYNAMIC_TILES_PER_PROGRAM
     tiles_per_program = override.get("TILES_PER_PROGRAM", default_tiles)
     if wide and not tiles_per_program:
         default_rsplit = 1

@@ -79,6 +79,8 @@ def test_a_bad_value_fails_any_graph_that_compiles_with_the_flag_on(option):
     ("FINISH_GROUP=24", "FINISH_GROUP=24 is not a multiple of 16"),
     ("FINISH_GROUP=\uff11\uff16", "bad item"),  # full-width digits are not an int of the config's grammar
     ("PREFETCH=2", "PREFETCH: 0 or 1"),
+    ("RSPLIT=0", "bad item"),  # only TILES_PER_PROGRAM takes 0
+    ("XBLOCK=0", "bad item"),
     ("XBLOCK=64,XBLOCK=16", "each key once"),
     (None, "must be a string"),
 ])
@@ -93,6 +95,8 @@ def test_a_valid_launch_override_parses():
         assert config.launch_override() == {"XBLOCK": 32, "num_warps": 8, "RSPLIT": 3}
     with inductor_config.patch(reduction_transpose_fusion_launch_config="PREFETCH=0"):
         assert config.launch_override() == {"PREFETCH": 0}
+    with inductor_config.patch(reduction_transpose_fusion_launch_config="TILES_PER_PROGRAM=0"):  # one wave
+        assert config.launch_override() == {"TILES_PER_PROGRAM": 0}
 
 
 def test_other_torch_versions_are_refused():
