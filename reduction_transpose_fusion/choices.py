@@ -78,7 +78,8 @@ class ReductionTransposeChoices(InductorChoices):
         # the bytes moved only for a kernel that holds the transposed copy (the wider tile was measured on those)
         moved = moved if copies else 0
         static_cols = bool(features.numel.is_number)
-        vector = dict(vector_rows=_vector_size(features.reduction_numel), vector_cols=_vector_size(features.numel))
+        vector = dict(vector_rows=_vector_size(features.reduction_numel, guard=True),
+                      vector_cols=_vector_size(features.numel, guard=False))
         launch = launch_config(cols, rows, narrowest, widest, num_sms, config.launch_override(), ops, reductions,
                                producer_ops, static_rows, moved, static_cols, **vector)
         last_block = _single_loop(features)
@@ -95,7 +96,8 @@ class ReductionTransposeChoices(InductorChoices):
             log.info("skip %s: C=%s in blocks of %d may exceed CUDA's grid y limit (%d blocks); Inductor's own "
                      "launch of the unsplit reduction", names, features.numel, launch.XBLOCK, MAX_GRID_Y)
             return kwargs
-        _guard_vector_sizes(features, vector)
+        if vector["vector_rows"] and not static_rows:
+            _guard_vector_rows(features.reduction_numel)
         _log_decision(sites, copies, names, launch, last_block)
         # One row tile a program is Inductor's persistent cooperative reduction: no loop, so no [XBLOCK, R0_BLOCK]
         # accumulator (the kernel computes R0_BLOCK from RSPLIT, which is ceil(N / R0_BLOCK) here, and takes no
@@ -183,31 +185,32 @@ def _grid_y_fits(cols: sympy.Expr, xblock: int) -> bool:
 
 
 # Inductor tells Triton that a size argument is a multiple of 16 (``tt.divisibility``) only where the graph's shapes
-# prove it, and Triton vectorizes the accesses along a dynamic N (C) only then: without it every transposed store of
-# a dynamic N is a scalar with its own mask.  On the H200 (benchmarks/results/2026-11-30-h200-corpus-dynamic.csv, N
-# dynamic, no guard) the fused kernels ran 1.05-4.0x slower than with N static, and slower than stock on five cases.
+# prove it, and Triton vectorizes the accesses along a dynamic N only then: without it every transposed store is a
+# scalar with its own mask.  On the H200, with N dynamic and no guard (benchmarks/results/2026-11-30-h200-corpus-
+# dynamic-noguard.csv) the fused kernels ran 1.05-4.0x slower than with N static, and slower than stock on five
+# cases (huge/F1 0.40x, gpt2/F1-vocab 0.45x); with the guard the worst was 0.91x, then 0.96x with the tiles of
+# DYNAMIC_TILES_PER_PROGRAM.  Only N is guarded: one guard costs at most one recompile (the first size that breaks
+# it), two could cost two, and C, a hidden size, is seldom dynamic.
 VECTOR_MULTIPLE = 16
 
 
-def _vector_size(size: sympy.Expr) -> bool:
+def _vector_size(size: sympy.Expr, guard: bool) -> bool:
     """True if Triton may vectorize accesses along ``size`` (N or C): a static size (its parity decides, as before),
-    or a dynamic one known to be a multiple of :data:`VECTOR_MULTIPLE`, or whose size hint is one and which a guard
-    can bound (torch.compile; AOTInductor cannot recompile, so there only a multiple its ``Dim`` proves counts).
-    Installs no guard (:func:`_guard_vector_sizes` does, once the site fuses)."""
+    a dynamic one known to be a multiple of :data:`VECTOR_MULTIPLE` (an AOTInductor ``Dim`` such as ``16 * k``),
+    or, with ``guard``, one whose size hint is a multiple and which a guard can hold to it (torch.compile;
+    AOTInductor cannot recompile).  Installs no guard (:func:`_guard_vector_rows` does, once the site fuses)."""
     sizes = V.graph.sizevars
     if size.is_number or sizes.statically_known_multiple_of(size, VECTOR_MULTIPLE):
         return True
-    return not V.graph.aot_mode and sizes.optimization_hint(size) % VECTOR_MULTIPLE == 0
+    return guard and not V.graph.aot_mode and sizes.optimization_hint(size) % VECTOR_MULTIPLE == 0
 
 
-def _guard_vector_sizes(features, vector: dict[str, bool]) -> None:
-    """Guard a dynamic N (C) that :func:`_vector_size` took as vectorizable to be a multiple of 16, so that Inductor
-    marks its size argument divisible and Triton vectorizes along it.  A call whose size breaks the guard recompiles,
-    once: its size is then the hint, and that graph's kernel takes the scalar tile without a guard."""
-    for size, ok in ((features.reduction_numel, vector["vector_rows"]), (features.numel, vector["vector_cols"])):
-        if ok and not size.is_number:
-            multiple = _torch_private.guard_true(V.graph.sizevars, sympy.Eq(sympy.Mod(size, VECTOR_MULTIPLE), 0))
-            assert multiple, f"{size} was taken for a multiple of {VECTOR_MULTIPLE} from its hint"
+def _guard_vector_rows(rows: sympy.Expr) -> None:
+    """Guard a dynamic N that :func:`_vector_size` took as vectorizable to be a multiple of 16, so that Inductor marks
+    its size argument divisible and Triton vectorizes the transposed stores.  A call whose N breaks the guard
+    recompiles, once: its N is then the hint, and that graph's kernel takes the scalar tile without a guard."""
+    multiple = _torch_private.guard_true(V.graph.sizevars, sympy.Eq(sympy.Mod(rows, VECTOR_MULTIPLE), 0))
+    assert multiple, f"N={rows} was taken for a multiple of {VECTOR_MULTIPLE} from its hint"
 
 
 def _co_resident(launch: LaunchConfig, cols: int, num_sms: int) -> LaunchConfig:

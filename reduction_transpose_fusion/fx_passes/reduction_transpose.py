@@ -246,7 +246,12 @@ def skip_reason(site: Site) -> Optional[str]:
        tried 1.07x; ``sweeps/2026-11-29-h200-sweep-{odd,check}.csv``).  With another producer (fp32[2048, 50257]
        a * b + 1: 1.08x), 16-bit rows (bf16[8192, 50257]: 1.15x) or 8-byte rows (fp32[4096, 30522]: 1.07x) the
        fused kernel is faster (corpus and main job, 2026-11-29).  LayerNorm backward's sites share ``v = g``, so
-       both of its sums follow the rule together (a wide odd-C fp32 one was not measured).
+       both of its sums follow the rule together (a wide odd-C fp32 one was not measured);
+       c. ``v`` is f32 with an odd C and N is dynamic with a size hint that is not a multiple of 16, so no guard makes
+          it one (``choices._vector_size``) and every access of the fused kernel is a scalar both ways: f32[25229,
+          3067] with N dynamic ran at 0.92-0.95x of stock with one wave and 1, 2 or 4 row tiles a program
+          (``sweeps/2026-11-30-h200-sweep-dynamic{,2}-dynamic.csv``) and 0.93-0.96x in three corpus runs, while
+          bf16[8191, 1021] (odd C and N) ran 1.55-1.64x faster fused and f32[8191, 4096] (odd N only) 1.16x.
     """
     if torch.are_deterministic_algorithms_enabled():
         return "torch.use_deterministic_algorithms(True): the fused kernel's finish takes an atomic ticket"
@@ -278,6 +283,10 @@ def skip_reason(site: Site) -> Optional[str]:
         why = f"N={site.hints[0]}{hint}" if inductor_config.split_reductions else "split_reductions=False"
         return (f"stock already emits one unsplit kernel ({why}: its split factor is 1; "
                 "measured slower fused; reduction_transpose_fusion_profitability=False overrides)")
+    if site.itemsize == 4 and site.hints[1] % 2 and not site.rows.is_number and site.hints[0] % 16:
+        return (f"f32 with odd C={site.hints[1]} and a dynamic N whose size hint {site.hints[0]} is not a multiple of "
+                "16: every access is a scalar, measured slower fused (reduction_transpose_fusion_profitability=False "
+                "overrides)")
     copied_as_is = site.copy_ops <= VIEW_OPS
     fp8_cast = site.itemsize == 1 and site.copy_ops <= VIEW_OPS | FP8_CAST_OPS
     if (copied_as_is or fp8_cast) and site.itemsize != 2 and site.row_bytes[0] % 8 and wide:
