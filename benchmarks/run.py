@@ -2,6 +2,7 @@
 
     python -m benchmarks.run                       # the "main" suite (core issue): 40 cases + a Float8Linear step
     python -m benchmarks.run --names 'vit-mlp-b128/*' --no-float8
+    python -m benchmarks.run --suite corpus --dynamic-rows    # N dynamic (mark_dynamic), timed at the case's N
 
 On a GPU it prints, per case, kernels, median ms (copy SOL, stock, fused), % of copy SOL and the speedup, and
 writes ``benchmarks/results/<date>-<gpu>-<suite>.{json,csv}`` (one row per case, stable column names, with the GPU,

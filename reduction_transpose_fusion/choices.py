@@ -186,10 +186,11 @@ def _grid_y_fits(cols: sympy.Expr, xblock: int) -> bool:
 
 # Inductor tells Triton that a size argument is a multiple of 16 (``tt.divisibility``) only where the graph's shapes
 # prove it, and Triton vectorizes the accesses along a dynamic N only then: without it every transposed store is a
-# scalar with its own mask.  On the H200, with N dynamic and no guard (benchmarks/results/2026-11-30-h200-corpus-
-# dynamic-noguard.csv) the fused kernels ran 1.05-4.0x slower than with N static, and slower than stock on five
-# cases (huge/F1 0.40x, gpt2/F1-vocab 0.45x); with the guard the worst was 0.91x, then 0.96x with the tiles of
-# DYNAMIC_TILES_PER_PROGRAM.  Only N is guarded: one guard costs at most one recompile (the first size that breaks
+# scalar with its own mask.  On the H200, with N dynamic and no guard (benchmarks/results/superseded/2026-11-30-h200-
+# corpus-dynamic-noguard.csv) the fused kernels ran up to 4.0x slower than with N static, and slower than stock on
+# five corpus cases (huge/F1 0.40x, gpt2/F1-vocab 0.45x); with the guard the worst was 0.91x (-guard-both.csv), then
+# 0.96x with the tiles of DYNAMIC_TILES_PER_PROGRAM (-tiles.csv), and 0.99x with profitability rule 3c
+# (2026-11-30-h200-corpus-dynamic.csv).  Only N is guarded: one guard costs at most one recompile (the first size that breaks
 # it), two could cost two, and C, a hidden size, is seldom dynamic.
 VECTOR_MULTIPLE = 16
 

@@ -220,7 +220,11 @@ HALF_SCALAR_COPY_TILES_PER_PROGRAM = 1
 # program, x copy SOL), 4 tiles were best on every aligned or odd-C shape: bf16[8192, 50257] copy 2.02 -> 1.81
 # (stock 1.87), bf16[4096, 30522] 1.98 -> 1.81, bf16[32768, 14336] 1.50 -> 1.30, a * b + 1 over bf16[8192, 11008]
 # 1.45 -> 1.28, f32[2048, 50257] a * b + 1 1.54 -> 1.34, bf16[25216, 3072] 1.41 (one wave) -> 1.31; with odd C and
-# N, 2 tiles: bf16[8191, 1021] copy 2.15 -> 1.48, its a * b + 1 1.78 -> 1.56 (4 tiles: 1.57).
+# N, 2 tiles: bf16[8191, 1021] copy 2.15 -> 1.48, its a * b + 1 1.78 -> 1.56 (4 tiles: 1.57).  The second sweep
+# (sweep-dynamic2.csv) kept the rest on one wave: 2 or 4 tiles lost on the flattened 3-D inputs (fp16[8192, 4096]
+# 1.46 -> 1.54-1.61) and LayerNorm backward f32[25216, 768] (1.27 -> 1.38-1.45), gained on fp16[2048, 2048] (1.20 ->
+# 1.02) and fp16[4096, 3072] a * b + 1 (1.22 -> 1.19): mixed; 8 tiles were within 5% of 4 either way; f32[25216,
+# 3072] tied (1.09-1.10) and the f32 -> bf16 cast of [32768, 4096] took 4 (1.19 against 1.32 for one wave).
 DYNAMIC_TILES_PER_PROGRAM = 4
 DYNAMIC_SCALAR_TILES_PER_PROGRAM = 2
 # CUDA's gridDim.x limit: RSPLIT is the grid's dim 0 (the heuristic's stays far below; config checks an override's)

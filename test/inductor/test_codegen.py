@@ -538,3 +538,17 @@ def test_the_logged_persistent_tile_is_the_one_the_kernel_computes(rows, cols):
     assert f"'RSPLIT': {rsplit}" in kernel
     assert f"R0_BLOCK: tl.constexpr = triton_helpers.constexpr_next_power_of_2(({rows} + RSPLIT - 1) // RSPLIT)" in kernel
     assert r0_block == next_power_of_2(-(-rows // rsplit)) and rsplit == -(-rows // r0_block)
+
+
+def test_the_guarded_dynamic_n_stores_16_byte_vectors():
+    """With N dynamic, the transposed copy's stores are 16-byte vectors (PTX ``st.global.v4.b32``, sm_90a) when N's
+    hint is a multiple of 16 (guarded to stay one, ``choices._vector_size``) and 2-byte scalars when it is not."""
+    case = families.CASES["F1-t"]
+    kernels = {}
+    for label, rows in (("guarded", 4096), ("unguarded", 4104)):
+        fake = interpret.fake_inputs(((rows, 1024), torch.bfloat16), dynamic=(0,))
+        (name, source), = interpret.kernel_sources(interpret.generate(case.fn, fake, **ON)).items()
+        kernels[label] = [name, source]
+    stores = {label: usage["global_stores"] for label, usage in compile_for_sm90(kernels).items()}
+    assert stores["guarded"].get("v4.b32", 0) >= 4 and stores["guarded"].get("b16", 0) <= 2, stores
+    assert stores["unguarded"].get("b16", 0) >= 16, stores

@@ -98,6 +98,55 @@ def test_dynamic_sizes_fuse_once_and_are_correct_at_other_sizes(dynamic):
         check(case.fn, inputs, fused, stock)
 
 
+def divisible_args(module_source: str) -> set[str]:
+    """Names of the fused kernel's arguments that its ``triton_meta`` marks divisible by 16 (``tt.divisibility``)."""
+    (source,) = interpret.kernel_sources(module_source).values()
+    names = re.search(r"def \w+\((.*?)\):", source).group(1).split(", ")
+    marked = re.search(r"'configs': \[\{(.*?)\}\]", source).group(1)
+    return {names[int(i)] for i in re.findall(r"\((\d+),\): \[\['tt.divisibility', 16\]\]", marked)}
+
+
+@pytest.mark.parametrize("rows,guarded", [(4096, True), (4104, False)])
+def test_a_dynamic_n_whose_hint_is_a_multiple_of_16_is_guarded_to_stay_one(rows, guarded):
+    """With the guard Inductor marks N's size arguments divisible by 16, which lets Triton vectorize the transposed
+    stores (on the H200 the unguarded kernels ran up to 4x slower); a hint that is not a multiple gets no guard and
+    the scalar tile; C (static here) gets none either way, and the results are right at other N."""
+    case = families.CASES["F1-t"]
+    specs = [((rows, 256), torch.bfloat16)]
+    fused_inputs, stock_inputs = interpret.fake_inputs(*specs, dynamic=(0,)), interpret.fake_inputs(*specs, dynamic=(0,))
+    fused = interpret.generate(case.fn, fused_inputs, reduction_transpose_fusion=True)
+    stock = interpret.generate(case.fn, stock_inputs, **OFF)
+    guards = lambda inputs: {str(g.expr) for g in inputs[0].fake_mode.shape_env.guards}  # noqa: E731
+    extra = guards(fused_inputs) - guards(stock_inputs)
+    assert len(extra) == guarded and all(re.fullmatch(r"Eq\(Mod\(s\d+, 16\), 0\)", g) for g in extra), extra
+    assert {"ks0", "r0_numel"} <= divisible_args(fused) if guarded else not {"ks0", "r0_numel"} & divisible_args(fused)
+    launch = re.search(r"config=(\{.*?\})", fused).group(1)
+    assert ("'R0_BLOCK': 64" in launch) != guarded, launch  # unguarded: the half-scalar tile (32 elements a thread)
+    for n in ((4096, 4112) if guarded else (4104, 77)):
+        check(case.fn, [randn(n, 256, dtype=torch.bfloat16, seed=n)], fused, stock)
+
+
+def test_a_dynamic_c_is_not_guarded():
+    """One guard (N's) costs at most one recompile; C, seldom dynamic, takes the scalar tile instead."""
+    case = families.CASES["F1-t"]
+    specs = [((4096, 1024), torch.bfloat16)]
+    fused_inputs = interpret.fake_inputs(*specs, dynamic=(1,))
+    fused = interpret.generate(case.fn, fused_inputs, reduction_transpose_fusion=True)
+    assert not any("Mod" in str(g.expr) for g in fused_inputs[0].fake_mode.shape_env.guards)
+    assert "'XBLOCK': 32" in re.search(r"config=(\{.*?\})", fused).group(1)  # scalar loads: XBLOCK shrinks
+
+
+@pytest.mark.parametrize("dtype,rows,fuses", [(torch.float32, 25229, False), (torch.float32, 25232, True),
+                                              (torch.bfloat16, 25229, True)])
+def test_f32_with_odd_c_and_an_unaligned_dynamic_n_is_left_to_stock(dtype, rows, fuses, decisions):
+    """Profitability rule 3c: every access scalar, f32[25229, 3067] ran 0.92-0.96x of stock fused with N dynamic."""
+    specs = [((rows, 3067), dtype)]
+    interpret.generate(families.f1_t, interpret.fake_inputs(*specs, dynamic=(0,)), reduction_transpose_fusion=True)
+    assert any(r.startswith("fused ") for r in decisions) == fuses, decisions
+    if not fuses:
+        assert any("dynamic N whose size hint 25229 is not a multiple of 16" in r for r in decisions), decisions
+
+
 def test_dynamic_flattened_leading_dims():
     case = families.CASES["F4-flatten"]
     x = randn(2, 150, 64, dtype=torch.bfloat16)

@@ -117,11 +117,11 @@ def test_one_row_tile_a_program_for_a_large_tensor(cols, rows, narrowest, widest
     assert cfg.finish_group == th.FINISH_GROUP
 
 
-def test_the_large_tensor_rule_needs_a_static_n_and_at_most_4096_row_tiles():
-    """A dynamic N would get the looped one-tile kernel, which the rule was not measured with; a tall, narrow tensor
-    (f32[12582912, 2], 96 MiB) would get RSPLIT 196608 and a finisher reading 3072 group words."""
+def test_the_large_tensor_rule_needs_at_most_4096_row_tiles():
+    """A tall, narrow tensor (f32[12582912, 2], 96 MiB) would get RSPLIT 196608 and a finisher reading 3072 group
+    words.  A dynamic N has no persistent kernel and takes 4 looped row tiles a program."""
     assert th.launch_config(8192, 8192, 2, 2, H200_SMS).tiles_per_program == 1
-    assert th.launch_config(8192, 8192, 2, 2, H200_SMS, static_rows=False).tiles_per_program == 0
+    assert th.launch_config(8192, 8192, 2, 2, H200_SMS, static_rows=False).tiles_per_program == 4
     assert th.MAX_ONE_TILE_RSPLIT == th.FINISH_GROUP ** 2
     tall = th.launch_config(2, 12582912, 4, 4, H200_SMS)
     assert tall.tiles_per_program == 0 and tall.RSPLIT <= th.MAX_RSPLIT
@@ -163,7 +163,7 @@ def test_no_wider_tile_elsewhere(args, kwargs):
     cfg = th.launch_config(*args, H200_SMS, **{"moved": 4 if args[2] == 2 else 3, **kwargs})
     assert cfg.XBLOCK != th.BIG_TILE_XBLOCK or cfg.num_warps == 8 and "num_warps" not in kwargs.get("override", {})
     if kwargs.get("static_rows") is False:
-        assert cfg.tiles_per_program == 1  # the rule would have applied but for the dynamic N
+        assert cfg.tiles_per_program == th.DYNAMIC_TILES_PER_PROGRAM  # looped: no persistent kernel
 
 
 def test_partials_budget_counts_the_input_bytes():
@@ -226,9 +226,12 @@ def test_small_16_bit_tiles_prefetch_the_next_row_tile_and_others_do_not(produce
     for light in (dict(ops=6), dict(ops=0, reductions=2), dict(ops=2)):
         assert not th.launch_config(3072, 25216, 2, 2, H200_SMS, **light).prefetch  # 16-bit, but 32-64 elements
     assert not th.launch_config(4095, 8192, 2, 2, H200_SMS, ops=2).prefetch  # one odd extent: 32 elements a thread
-    # one row tile a program, looped (a dynamic N, odd C and N): the prefetch would load the tile twice
-    looped = th.launch_config(1021, 8191, 2, 2, H200_SMS, ops=1, static_rows=False)
+    # one row tile a program, looped: the prefetch would load the tile twice
+    looped = th.launch_config(1021, 8191, 2, 2, H200_SMS, ops=1, override={"TILES_PER_PROGRAM": 1}, static_rows=False)
     assert looped.tiles_per_program == 1 and not looped.prefetch
+    # a dynamic N, odd C and N: two row tiles a program, prefetched (as in the dynamic sweep)
+    dynamic = th.launch_config(1021, 8191, 2, 2, H200_SMS, ops=1, static_rows=False)
+    assert dynamic.tiles_per_program == 2 and dynamic.prefetch
     assert not th.launch_config(3072, 4096, 4, 4, H200_SMS, **producer).prefetch  # f32
     fp8 = th.launch_config(769, 4099, 1, 2, H200_SMS, ops=2)  # an fp8 cast with odd C and N: one wave
     assert per_thread(fp8) == th.SCALAR_ELEMENTS_PER_THREAD and not fp8.tiles_per_program and not fp8.prefetch
@@ -338,3 +341,31 @@ def test_elements_per_thread_never_exceed_the_cap(cols, rows, sizes, ops, reduct
     assert cfg.num_warps in (4, 8) and (cfg.num_warps == 8) >= heavy
     for block in (cfg.XBLOCK, cfg.R0_BLOCK):  # the persistent tile of N < 16 rows is N to the next power of two
         assert block >= min(th.MIN_BLOCK, th.next_power_of_2(rows)) and block & (block - 1) == 0
+
+
+@pytest.mark.parametrize("args,kwargs,tiles", [
+    ((50257, 8192, 2, 2), {}, 4),  # odd C, wide (gpt2 vocabulary): 2.02 -> 1.81x copy SOL (stock 1.87)
+    ((14336, 32768, 2, 2), {}, 4),  # large copy: 1.50 -> 1.30
+    ((3072, 25216, 2, 2), {}, 4),  # large (148 MiB), one wave static or not: 1.41 -> 1.31
+    ((11008, 8192, 2, 2), {"ops": 2}, 4),  # a * b + 1: 1.45 -> 1.28
+    ((1021, 8191, 2, 2), {}, 2),  # odd C and N: 2.15 -> 1.48
+    ((4096, 32768, 2, 4), {"ops": 1}, 4),  # f32 -> bf16 cast, 512 MiB: 1.19 against 1.32 for one wave
+    ((3072, 32768, 1, 4), {"ops": 2}, 0),  # f32 -> fp8: one wave (the persistent kernel's rule needs a static N)
+    ((768, 25216, 4, 4), {"reductions": 2}, 0),  # two reductions: one wave
+    ((4096, 8192, 2, 2), {}, 0),  # 64 MiB, many splits: one wave (2 or 4 tiles mixed)
+])
+def test_a_dynamic_n_takes_four_looped_row_tiles_where_a_static_one_takes_one(args, kwargs, tiles):
+    """The dynamic sweeps (sweeps/2026-11-30-h200-sweep-dynamic{,2}.csv): with no persistent kernel, 4 row tiles a
+    program (2 with odd C and N) beat one tile and one wave where a static N takes one tile."""
+    cfg = th.launch_config(*args, H200_SMS, static_rows=False, **kwargs)
+    assert cfg.tiles_per_program == tiles
+
+
+def test_an_unaligned_dynamic_size_takes_the_scalar_tile():
+    """A dynamic N (C) not known to be a multiple of 16 gets scalar accesses whatever its hint's parity."""
+    aligned = th.launch_config(3072, 25216, 2, 2, H200_SMS, static_rows=False)
+    n_only = th.launch_config(3072, 25216, 2, 2, H200_SMS, static_rows=False, vector_rows=False)
+    both = th.launch_config(3072, 25216, 2, 2, H200_SMS, static_rows=False, vector_rows=False, vector_cols=False)
+    assert (per_thread(aligned), per_thread(n_only), per_thread(both)) == (
+        64, th.HALF_SCALAR_ELEMENTS_PER_THREAD, th.SCALAR_ELEMENTS_PER_THREAD)
+    assert both.XBLOCK == 32  # scalar loads: XBLOCK shrinks first
