@@ -503,7 +503,8 @@ def test_no_wider_tile_where_it_was_not_measured(what):
         src = interpret.generate(realized_producer, interpret.fake_inputs(*[((1792, 14336), torch.bfloat16)] * 5),
                                  **ON)
     (kernel,) = [k for k in interpret.kernel_sources(src).values() if "sem_ptr" in k]
-    assert fixed_launch(kernel)["XBLOCK"] == 64 and "for r0_offset" not in kernel
+    # a dynamic C not proven a multiple of 16 has scalar loads, so its tile is narrower still (choices._vector_size)
+    assert fixed_launch(kernel)["XBLOCK"] == (32 if what == "dynamic C" else 64) and "for r0_offset" not in kernel
 
 
 def four_input_producer(a, b, c, d):
