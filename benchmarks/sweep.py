@@ -537,7 +537,7 @@ def main(argv=None) -> None:
         torch.cuda.empty_cache()
         frame = pd.DataFrame(rows)  # written after every shape, so a run cut short keeps what it measured
         args.out.mkdir(parents=True, exist_ok=True)
-        name = args.shapes if not args.dynamic_rows or args.shapes.endswith("dynamic") else f"{args.shapes}-dynamic"
+        name = args.shapes if not args.dynamic_rows or args.shapes.startswith("dynamic") else f"{args.shapes}-dynamic"
         frame.to_csv(args.out / f"sweep-{name}.csv", index=False)
     ok = frame.dropna(subset=["fused_ms"]) if "fused_ms" in frame else frame
     for key, group in ok.groupby(["family", "dtype", "rows", "cols"], sort=False):

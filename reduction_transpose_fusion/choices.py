@@ -30,7 +30,7 @@ from torch._inductor.runtime.hints import DeviceProperties
 from . import _torch_private, config
 from ._torch_private import DisableReduction, EnableReduction, FixedTritonConfig, V
 from .codegen.triton import FINISH_COMBINE, ReductionTransposeTritonKernel
-from .fx_passes.reduction_transpose import META_KEY, Site
+from .fx_passes.reduction_transpose import META_KEY, VECTOR_MULTIPLE, Site, row_symbol, vector_rows
 from .runtime.triton_heuristics import MAX_RSPLIT, LaunchConfig, launch_config
 from .scheduler import origins, sites_in
 
@@ -78,8 +78,8 @@ class ReductionTransposeChoices(InductorChoices):
         # the bytes moved only for a kernel that holds the transposed copy (the wider tile was measured on those)
         moved = moved if copies else 0
         static_cols = bool(features.numel.is_number)
-        vector = dict(vector_rows=_vector_size(features.reduction_numel, guard=True),
-                      vector_cols=_vector_size(features.numel, guard=False))
+        # may guard N (before the launch, which depends on it; a site the grid-y check skips below keeps the guard)
+        vector = dict(vector_rows=_vector_rows(features.reduction_numel), vector_cols=_vector_cols(features.numel))
         launch = launch_config(cols, rows, narrowest, widest, num_sms, config.launch_override(), ops, reductions,
                                producer_ops, static_rows, moved, static_cols, **vector)
         last_block = _single_loop(features)
@@ -96,8 +96,6 @@ class ReductionTransposeChoices(InductorChoices):
             log.info("skip %s: C=%s in blocks of %d may exceed CUDA's grid y limit (%d blocks); Inductor's own "
                      "launch of the unsplit reduction", names, features.numel, launch.XBLOCK, MAX_GRID_Y)
             return kwargs
-        if vector["vector_rows"] and not static_rows:
-            _guard_vector_rows(features.reduction_numel)
         _log_decision(sites, copies, names, launch, last_block)
         # One row tile a program is Inductor's persistent cooperative reduction: no loop, so no [XBLOCK, R0_BLOCK]
         # accumulator (the kernel computes R0_BLOCK from RSPLIT, which is ceil(N / R0_BLOCK) here, and takes no
@@ -190,28 +188,32 @@ def _grid_y_fits(cols: sympy.Expr, xblock: int) -> bool:
 # corpus-dynamic-noguard.csv) the fused kernels ran up to 4.0x slower than with N static, and slower than stock on
 # five corpus cases (huge/F1 0.40x, gpt2/F1-vocab 0.45x); with the guard the worst was 0.91x (-guard-both.csv), then
 # 0.96x with the tiles of DYNAMIC_TILES_PER_PROGRAM (-tiles.csv), and 0.99x with profitability rule 3c
-# (2026-11-30-h200-corpus-dynamic.csv).  Only N is guarded: one guard costs at most one recompile (the first size that breaks
-# it), two could cost two, and C, a hidden size, is seldom dynamic.
-VECTOR_MULTIPLE = 16
+# (2026-11-30-h200-corpus-dynamic.csv).  Only N is guarded: its guard costs at most one recompile (the first N that
+# breaks it), and C, a hidden size, is seldom dynamic.
 
 
-def _vector_size(size: sympy.Expr, guard: bool) -> bool:
-    """True if Triton may vectorize accesses along ``size`` (N or C): a static size (its parity decides, as before),
-    a dynamic one known to be a multiple of :data:`VECTOR_MULTIPLE` (an AOTInductor ``Dim`` such as ``16 * k``),
-    or, with ``guard``, one whose size hint is a multiple and which a guard can hold to it (torch.compile;
-    AOTInductor cannot recompile).  Installs no guard (:func:`_guard_vector_rows` does, once the site fuses)."""
+def _vector_rows(rows: sympy.Expr) -> bool:
+    """True if Triton may vectorize accesses along N: a static N (its parity decides, as before), a dynamic one known
+    to be a multiple of 16 (an AOTInductor ``Dim`` such as ``16 * k``), or ``c * s`` whose ``s`` has a size hint that
+    is a multiple of 16 (:func:`..fx_passes.reduction_transpose.vector_rows`) and which this guards to stay one,
+    under torch.compile (AOTInductor cannot recompile).  Both ``s`` and N are guarded, so that Inductor marks every
+    size argument of the transposed store's address and mask divisible.  A call whose N breaks the guard recompiles,
+    once: its N is then the hint, and that graph's kernel takes the scalar tile.  False where no guard can be
+    installed (``backed_size_oblivious``), or for another N (``s0 * s1``, ``s - 1``)."""
     sizes = V.graph.sizevars
-    if size.is_number or sizes.statically_known_multiple_of(size, VECTOR_MULTIPLE):
+    if rows.is_number or sizes.statically_known_multiple_of(rows, VECTOR_MULTIPLE):
         return True
-    return guard and not V.graph.aot_mode and sizes.optimization_hint(size) % VECTOR_MULTIPLE == 0
+    if V.graph.aot_mode or not vector_rows(rows, sizes.optimization_hint(rows)):
+        return False
+    multiple = lambda e: sympy.Eq(sympy.Mod(e, VECTOR_MULTIPLE), 0)  # noqa: E731
+    return (_torch_private.guard_true(sizes, multiple(row_symbol(rows)))
+            and _torch_private.guard_true(sizes, multiple(rows)))
 
 
-def _guard_vector_rows(rows: sympy.Expr) -> None:
-    """Guard a dynamic N that :func:`_vector_size` took as vectorizable to be a multiple of 16, so that Inductor marks
-    its size argument divisible and Triton vectorizes the transposed stores.  A call whose N breaks the guard
-    recompiles, once: its N is then the hint, and that graph's kernel takes the scalar tile without a guard."""
-    multiple = _torch_private.guard_true(V.graph.sizevars, sympy.Eq(sympy.Mod(rows, VECTOR_MULTIPLE), 0))
-    assert multiple, f"N={rows} was taken for a multiple of {VECTOR_MULTIPLE} from its hint"
+def _vector_cols(cols: sympy.Expr) -> bool:
+    """True if Triton may vectorize accesses along C: a static C (its parity decides) or a dynamic one known to be a
+    multiple of 16; a dynamic C is not guarded (one guard, N's, costs at most one recompile)."""
+    return cols.is_number or V.graph.sizevars.statically_known_multiple_of(cols, VECTOR_MULTIPLE)
 
 
 def _co_resident(launch: LaunchConfig, cols: int, num_sms: int) -> LaunchConfig:

@@ -247,8 +247,8 @@ def skip_reason(site: Site) -> Optional[str]:
        a * b + 1: 1.08x), 16-bit rows (bf16[8192, 50257]: 1.15x) or 8-byte rows (fp32[4096, 30522]: 1.07x) the
        fused kernel is faster (corpus and main job, 2026-11-29).  LayerNorm backward's sites share ``v = g``, so
        both of its sums follow the rule together (a wide odd-C fp32 one was not measured);
-       c. ``v`` is f32 with an odd C and N is dynamic with a size hint that is not a multiple of 16, so no guard makes
-          it one (``choices._vector_size``) and every access of the fused kernel is a scalar both ways: f32[25229,
+       c. ``v`` is f32 with an odd C and N is dynamic and not vectorizable (:func:`vector_rows`), so every access of
+          the fused kernel is a scalar both ways: f32[25229,
           3067] with N dynamic ran at 0.92-0.95x of stock with one wave and 1, 2 or 4 row tiles a program
           (``sweeps/2026-11-30-h200-sweep-dynamic{,2}.csv``) and 0.93-0.96x in three corpus runs (``superseded/2026-11-30-h200-corpus-dynamic-*.csv``), while
           bf16[8191, 1021] (odd C and N) ran 1.55-1.64x faster fused and f32[8191, 4096] (odd N only) 1.16x.
@@ -283,7 +283,8 @@ def skip_reason(site: Site) -> Optional[str]:
         why = f"N={site.hints[0]}{hint}" if inductor_config.split_reductions else "split_reductions=False"
         return (f"stock already emits one unsplit kernel ({why}: its split factor is 1; "
                 "measured slower fused; reduction_transpose_fusion_profitability=False overrides)")
-    if site.itemsize == 4 and site.hints[1] % 2 and not site.rows.is_number and site.hints[0] % 16:
+    if site.itemsize == 4 and site.hints[1] % 2 and not site.rows.is_number and not vector_rows(site.rows,
+                                                                                              site.hints[0]):
         return (f"f32 with odd C={site.hints[1]} and a dynamic N whose size hint {site.hints[0]} is not a multiple of "
                 "16: every access is a scalar, measured slower fused (reduction_transpose_fusion_profitability=False "
                 "overrides)")
@@ -294,6 +295,29 @@ def skip_reason(site: Site) -> Optional[str]:
                 f"of {site.row_bytes[0]} bytes (measured no faster fused; "
                 "reduction_transpose_fusion_profitability=False overrides)")
     return None
+
+
+# Triton vectorizes accesses along a dynamic N only if each of the kernel's size arguments in their addresses is
+# marked divisible by 16, which Inductor does only where the graph's shapes prove it (choices._vector_rows).
+VECTOR_MULTIPLE = 16
+
+
+def row_symbol(rows: sympy.Expr) -> Optional[sympy.Symbol]:
+    """The symbol ``s`` of a dynamic N that is ``c * s`` (``c`` a positive integer: F4's ``[2, T, C]`` has N = 2 T);
+    None for any other N (``s0 * s1``, ``s - 1``), whose kernel arguments no single guard can make divisible."""
+    coeff, rest = rows.as_coeff_Mul()
+    return rest if isinstance(rest, sympy.Symbol) and coeff.is_Integer and coeff > 0 else None
+
+
+def vector_rows(rows: sympy.Expr, hint: int) -> bool:
+    """True if the fused kernel's accesses along a dynamic N (``rows``, whose size hint is ``hint``) can be vectors:
+    N is ``16 k * s``, or ``c * s`` with ``s``'s hint a multiple of 16 (then guarded to stay one, under torch.compile;
+    ``choices._vector_rows``)."""
+    symbol = row_symbol(rows)
+    if symbol is None:
+        return False
+    coeff = rows / symbol
+    return coeff % VECTOR_MULTIPLE == 0 or (hint // coeff) % VECTOR_MULTIPLE == 0
 
 
 def _device(site: Site) -> torch.device:

@@ -18,10 +18,11 @@ Rules, each from the H200 sweep recorded in ``benchmarks/results/`` (see README,
   :data:`BIG_TILE_MIN_MOVED_BYTES` or more.  Tiles shrink to the next power of two of C or N.
 * **RSPLIT**: one row tile a program (``RSPLIT = ceil(N / R0_BLOCK)`` within the partials budget) for a single
   reduction with odd C and odd N, with few one-wave splits (:data:`FEW_SPLITS`, the wide path included) or with a
-  full-size tensor of :data:`ONE_TILE_MIN_BYTES` or more (static N, at most :data:`MAX_ONE_TILE_RSPLIT` row tiles),
-  and for a plain copy with one odd extent; :data:`SCALAR_TILES_PER_PROGRAM` for several reductions with odd C and
-  N; none of these with a heavy producer or a 1-byte tensor (e.g. an fp8 output), but for a large aligned cast from
-  f32 to fp8;
+  full-size tensor of :data:`ONE_TILE_MIN_BYTES` or more (at most :data:`MAX_ONE_TILE_RSPLIT` row tiles), and for a
+  plain copy with one odd extent; with a dynamic N, which has no persistent kernel, :data:`DYNAMIC_TILES_PER_PROGRAM`
+  (:data:`DYNAMIC_SCALAR_TILES_PER_PROGRAM` with odd C and N) instead of one; :data:`SCALAR_TILES_PER_PROGRAM` for
+  several reductions with odd C and N; none of these with a heavy producer or a 1-byte tensor (e.g. an fp8 output),
+  but for a large aligned cast from f32 to fp8 with a static N;
   otherwise one wave of resident programs (:data:`COPY_PROGRAMS_PER_SM` or :data:`PROGRAMS_PER_SM` per SM,
   rounded down; 1 on the wide path, whose column blocks alone fill two waves), at most :data:`MAX_RSPLIT`, at most
   one program per ``R0_BLOCK`` rows, and few enough
@@ -277,15 +278,15 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
         ops: arithmetic ops per element in the kernel's loop (loads, stores and constants not counted).
         reductions: reductions the kernel computes (F3: two).
         producer_ops: names of the ATen ops between ``x`` and the fused outputs (``Site.producer_ops``).
-        static_rows: whether N is a number (not symbolic); one row tile a program is then the persistent kernel, the
-            only one-tile kernel the large-tensor rule was measured with.
+        static_rows: whether N is a number (not symbolic); one row tile a program is then the persistent kernel; a
+            dynamic N takes :data:`DYNAMIC_TILES_PER_PROGRAM` looped row tiles a program instead.
         moved: bytes an element of ``x`` moves, the element sizes of the full-size tensors the kernel reads from
             or writes to memory summed (a bf16 copy: 4; ``a * b + 1`` in bf16: 6); 0 where unknown or where the
             kernel holds no transposed copy (then no wider tile).
         static_cols: whether C is a number; the wider tile was measured with static shapes only (with a dynamic C
             it compiled to 255 registers and spilled).
         vector_rows, vector_cols: False where N (C) is dynamic and not known to be a multiple of 16 elements
-            (``choices._vector_size``): Triton then cannot vectorize the accesses along it whatever its parity, so
+            (``choices._vector_rows``, ``_vector_cols``): Triton then cannot vectorize the accesses along it whatever its parity, so
             the tile is chosen as for an odd N (C).
 
     Raises:

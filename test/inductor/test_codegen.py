@@ -503,7 +503,7 @@ def test_no_wider_tile_where_it_was_not_measured(what):
         src = interpret.generate(realized_producer, interpret.fake_inputs(*[((1792, 14336), torch.bfloat16)] * 5),
                                  **ON)
     (kernel,) = [k for k in interpret.kernel_sources(src).values() if "sem_ptr" in k]
-    # a dynamic C not proven a multiple of 16 has scalar loads, so its tile is narrower still (choices._vector_size)
+    # a dynamic C not proven a multiple of 16 has scalar loads, so its tile is narrower still (choices._vector_cols)
     assert fixed_launch(kernel)["XBLOCK"] == (32 if what == "dynamic C" else 64) and "for r0_offset" not in kernel
 
 
@@ -543,13 +543,16 @@ def test_the_logged_persistent_tile_is_the_one_the_kernel_computes(rows, cols):
 
 def test_the_guarded_dynamic_n_stores_16_byte_vectors():
     """With N dynamic, the transposed copy's stores are 16-byte vectors (PTX ``st.global.v4.b32``, sm_90a) when N's
-    hint is a multiple of 16 (guarded to stay one, ``choices._vector_size``) and 2-byte scalars when it is not."""
+    hint is a multiple of 16 (guarded to stay one, ``choices._vector_rows``) and 2-byte scalars when it is not."""
     case = families.CASES["F1-t"]
     kernels = {}
-    for label, rows in (("guarded", 4096), ("unguarded", 4104)):
-        fake = interpret.fake_inputs(((rows, 1024), torch.bfloat16), dynamic=(0,))
-        (name, source), = interpret.kernel_sources(interpret.generate(case.fn, fake, **ON)).items()
+    flattened = families.CASES["F4-flatten"]  # [2, T, C] with T dynamic: N = 2 T
+    for label, fn, shape, dims in (("guarded", case.fn, (4096, 1024), (0,)), ("unguarded", case.fn, (4104, 1024), (0,)),
+                                   ("guarded 2T", flattened.fn, (2, 2048, 1024), (1,))):
+        fake = interpret.fake_inputs((shape, torch.bfloat16), dynamic=dims)
+        (name, source), = interpret.kernel_sources(interpret.generate(fn, fake, **ON)).items()
         kernels[label] = [name, source]
     stores = {label: usage["global_stores"] for label, usage in compile_for_sm90(kernels).items()}
-    assert stores["guarded"].get("v4.b32", 0) >= 4 and stores["guarded"].get("b16", 0) <= 2, stores
+    for label in ("guarded", "guarded 2T"):
+        assert stores[label].get("v4.b32", 0) >= 4 and stores[label].get("b16", 0) <= 2, stores
     assert stores["unguarded"].get("b16", 0) >= 16, stores

@@ -101,7 +101,7 @@ def frames_for(how, options):
 
 @pytest.mark.parametrize("how", list(SEQUENCES))
 def test_dynamic_shapes_recompile_at_most_once_more_than_stock(how, decisions):
-    """A dynamic size whose hint is a multiple of 16 is guarded to stay one (``choices._vector_size``); the first size
+    """A dynamic size whose hint is a multiple of 16 is guarded to stay one (``choices._vector_rows``); the first size
     that is not (5000, 3001, 1000 in these sequences) recompiles once, to a graph without the guard that serves every
     size after it.  Every call's results are checked."""
     fused_frames = frames_for(how, {"reduction_transpose_fusion": True})

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import threading
+import unittest.mock
 
 import pytest
 import torch
@@ -124,6 +125,32 @@ def test_a_dynamic_n_whose_hint_is_a_multiple_of_16_is_guarded_to_stay_one(rows,
     assert ("'R0_BLOCK': 64" in launch) != guarded, launch  # unguarded: the half-scalar tile (32 elements a thread)
     for n in ((4096, 4112) if guarded else (4104, 77)):
         check(case.fn, [randn(n, 256, dtype=torch.bfloat16, seed=n)], fused, stock)
+
+
+@pytest.mark.parametrize("dims,guarded", [((1,), True), ((0, 1), False)], ids=["N=2*T", "N=B*T"])
+def test_a_dynamic_n_of_a_flattened_input_is_guarded_through_its_symbol(dims, guarded):
+    """F4's ``[B, T, C]`` with T dynamic has N = 2 T: T is guarded to a multiple of 16 (and N), so that both size
+    arguments of the transposed store, T's and N's, are marked divisible (review, 2026-11-30: a guard on N alone
+    marked only N's, and the stores stayed scalar); with B and T dynamic no guard can do that, so none is added."""
+    case = families.CASES["F4-flatten"]
+    fake = interpret.fake_inputs(((2, 2048, 256), torch.bfloat16), dynamic=dims)
+    fused = interpret.generate(case.fn, fake, reduction_transpose_fusion=True)
+    mods = [str(g.expr) for g in fake[0].fake_mode.shape_env.guards if "Mod" in str(g.expr)]
+    assert bool(mods) == guarded, mods
+    size_args = {"ks0", "ks1", "r0_numel"} & set(re.search(r"def \w+\((.*?)\):", fused).group(1).split(", "))
+    assert (size_args <= divisible_args(fused)) == guarded, (size_args, divisible_args(fused))
+
+
+def test_no_guard_where_shapes_are_size_oblivious(decisions):
+    """Under ``backed_size_oblivious`` Inductor installs no guard; the dynamic N then takes the scalar tile (until the
+    review of 2026-11-30 an assertion failed and compilation crashed)."""
+    import torch.fx.experimental._config as exp_config
+
+    fake = interpret.fake_inputs(((4096, 1024), torch.bfloat16), dynamic=(0,))
+    with unittest.mock.patch.object(exp_config, "backed_size_oblivious", True):
+        fused = interpret.generate(families.f1_t, fake, reduction_transpose_fusion=True)
+    assert not any("Mod" in str(g.expr) for g in fake[0].fake_mode.shape_env.guards)
+    assert any(r.startswith("fused ") for r in decisions) and "'R0_BLOCK': 64" in fused  # the half-scalar tile
 
 
 def test_a_dynamic_c_is_not_guarded():
