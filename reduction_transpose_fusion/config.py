@@ -62,8 +62,9 @@ ENTRIES = (
     ),
     # Expert override of the launch heuristic, e.g. "XBLOCK=64,R0_BLOCK=64,RSPLIT=16,num_warps=4,num_stages=1";
     # TILES_PER_PROGRAM=k sets RSPLIT to ceil(N / R0_BLOCK / k), capped by the 2% partials budget (RSPLIT, if also
-    # given, wins; 0: one wave of looping programs); FINISH_GROUP=g (a multiple of 16) sets the programs a group of the two-level flagged finish;
-    # PREFETCH=0/1 turns the looped kernel's register prefetch of the next row tile off or on.
+    # given, wins; 0: one wave of looping programs); FINISH_GROUP=g (a multiple of 16) sets the programs a group of
+    # the two-level flagged finish; PREFETCH=0/1 turns the looped kernel's register prefetch of the next row tile off
+    # or on.
     # Keys left out keep the heuristic's value.  Used by the tuning sweep and by tests of odd configurations.
     Entry(
         "reduction_transpose_fusion_launch_config",

@@ -6,21 +6,25 @@ Run as a separate process (``TRITON_INTERPRET`` must be unset there, and Inducto
 
 Input: ``{label: [kernel name, kernel source]}`` (the Triton source Inductor generated, decorator included).  Output:
 ``{label: {"target": "sm_90a", "registers": int, "spill_bytes": int, "stack_bytes": int, "shared_bytes": int,
-"dynamic_shared_bytes": int, "global_stores": {suffix: count}}}``: the PTX target, then ``cuobjdump -res-usage`` (bundled with Triton) on the cubin
-(spills show in ``STACK``, the stack frame, as ``ptxas -v`` counts them; ``LOCAL`` is reported as
-``spill_bytes`` too: check both), then Triton's dynamic shared memory, then the PTX's global stores by width.
+"dynamic_shared_bytes": int, "global_stores": {suffix: count}}}``: the PTX target, then ``cuobjdump -res-usage``
+(bundled with Triton) on the cubin (spills show in ``STACK``, the stack frame, as ``ptxas -v`` counts them;
+``LOCAL`` is reported as ``spill_bytes`` too: check both), then Triton's dynamic shared memory, then the PTX's
+global stores by width.
 """
 
 from __future__ import annotations
 
 import json
 import os
+from collections import Counter
 import re
 import subprocess
 import sys
 import tempfile
 
 RES_USAGE = re.compile(r"REG:(\d+) STACK:(\d+) SHARED:(\d+) LOCAL:(\d+)")
+GLOBAL_STORE = re.compile(r"\bst\.global((?:\.\w+)+)")  # the suffixes of a PTX global store
+CACHE_HINTS = ("L1", "L2", "cs", "wb")  # store qualifiers that say nothing of the width
 
 
 def compile_kernel(name: str, source: str) -> dict:
@@ -39,11 +43,9 @@ def compile_kernel(name: str, source: str) -> dict:
 
 def _global_stores(ptx: str) -> dict[str, int]:
     """PTX global store instructions by their suffixes (``"v4.b32"``: a 16-byte vector, ``"b16"``: a 2-byte scalar)."""
-    counts: dict[str, int] = {}
-    for suffix in re.findall(r"\bst\.global((?:\.\w+)+)", ptx):
-        key = ".".join(part for part in suffix.split(".") if part and not part.startswith(("L1", "L2", "cs", "wb")))
-        counts[key] = counts.get(key, 0) + 1
-    return counts
+    widths = (".".join(part for part in suffix.split(".") if part and not part.startswith(CACHE_HINTS))
+              for suffix in GLOBAL_STORE.findall(ptx))
+    return dict(Counter(widths))
 
 
 def _res_usage(cubin: bytes) -> dict:

@@ -248,10 +248,10 @@ def skip_reason(site: Site) -> Optional[str]:
        fused kernel is faster (corpus and main job, 2026-11-29).  LayerNorm backward's sites share ``v = g``, so
        both of its sums follow the rule together (a wide odd-C fp32 one was not measured);
        c. ``v`` is f32 with an odd C and N is dynamic and not vectorizable (:func:`vector_rows`), so every access of
-          the fused kernel is a scalar both ways: f32[25229,
-          3067] with N dynamic ran at 0.92-0.95x of stock with one wave and 1, 2 or 4 row tiles a program
-          (``sweeps/2026-11-30-h200-sweep-dynamic{,2}.csv``) and 0.93-0.96x in three corpus runs (``superseded/2026-11-30-h200-corpus-dynamic-*.csv``), while
-          bf16[8191, 1021] (odd C and N) ran 1.55-1.64x faster fused and f32[8191, 4096] (odd N only) 1.16x.
+          the fused kernel is a scalar both ways: f32[25229, 3067] with N dynamic ran at 0.92-0.95x of stock with one
+          wave and 1, 2 or 4 row tiles a program (``sweeps/2026-11-30-h200-sweep-dynamic{,2}.csv``) and 0.93-0.96x
+          in three corpus runs (``superseded/2026-11-30-h200-corpus-dynamic-*.csv``), while bf16[8191, 1021] (odd C
+          and N) ran 1.55-1.64x faster fused and f32[8191, 4096] (odd N only) 1.16x.
     """
     if torch.are_deterministic_algorithms_enabled():
         return "torch.use_deterministic_algorithms(True): the fused kernel's finish takes an atomic ticket"

@@ -286,8 +286,8 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
         static_cols: whether C is a number; the wider tile was measured with static shapes only (with a dynamic C
             it compiled to 255 registers and spilled).
         vector_rows, vector_cols: False where N (C) is dynamic and not known to be a multiple of 16 elements
-            (``choices._vector_rows``, ``_vector_cols``): Triton then cannot vectorize the accesses along it whatever its parity, so
-            the tile is chosen as for an odd N (C).
+            (``choices._vector_rows``, ``_vector_cols``): Triton then cannot vectorize the accesses along it,
+            whatever its parity, so the tile is chosen as for an odd N (C).
 
     Raises:
         ValueError: if a size is not positive, or the tile (override blocks included) is larger than one Triton
@@ -312,10 +312,11 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
         warps = 2 * NUM_WARPS  # the wide path's count already
     xblock = min(xblock, max(MIN_BLOCK, next_power_of_2(cols)))
     rblock = min(rblock, max(MIN_BLOCK, next_power_of_2(rows)))
-    per_thread = _elements_per_thread(cols if vector_cols else 1, rows if vector_rows else 1, heavy)
+    # scalar accesses along C (N): an odd size, or a dynamic one Triton cannot take for a multiple of 16
+    scalar_cols, scalar_rows = cols % 2 == 1 or not vector_cols, rows % 2 == 1 or not vector_rows
+    per_thread = _elements_per_thread(scalar_cols, scalar_rows, heavy)
     if per_thread:
-        scalar_loads = cols % 2 == 1 or not vector_cols
-        xblock, rblock = _shrink(xblock, rblock, per_thread * 32 * warps, scalar_loads)
+        xblock, rblock = _shrink(xblock, rblock, per_thread * 32 * warps, scalar_loads=scalar_cols)
         if per_thread <= SCALAR_ELEMENTS_PER_THREAD:  # at most 64 (8 warps) or 128 (4 warps) registers: 4 fit
             programs_per_sm = COPY_PROGRAMS_PER_SM
     xblock, rblock = override.get("XBLOCK", xblock), override.get("R0_BLOCK", rblock)
@@ -387,13 +388,13 @@ def _tiles_per_program(per_thread: int, heavy: bool, copy: bool, reductions: int
     return 1 if few_splits_or_large and reductions == 1 else 0
 
 
-def _elements_per_thread(cols: int, rows: int, heavy: bool) -> int:
+def _elements_per_thread(scalar_cols: bool, scalar_rows: bool, heavy: bool) -> int:
     """The cap on tile elements per thread (0: none), from the scalar directions (odd C, odd N) and the producer."""
     if heavy:
         return HEAVY_ELEMENTS_PER_THREAD
-    if cols % 2 and rows % 2:
+    if scalar_cols and scalar_rows:
         return SCALAR_ELEMENTS_PER_THREAD
-    if cols % 2 or rows % 2:
+    if scalar_cols or scalar_rows:
         return HALF_SCALAR_ELEMENTS_PER_THREAD
     return 0
 
