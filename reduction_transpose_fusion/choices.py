@@ -206,8 +206,12 @@ def _vector_rows(rows: sympy.Expr) -> bool:
     if V.graph.aot_mode or not vector_rows(rows, sizes.optimization_hint(rows)):
         return False
     multiple = lambda e: sympy.Eq(sympy.Mod(e, VECTOR_MULTIPLE), 0)  # noqa: E731
-    return (_torch_private.guard_true(sizes, multiple(row_symbol(rows)))
-            and _torch_private.guard_true(sizes, multiple(rows)))
+    guarded = (_torch_private.guard_true(sizes, multiple(row_symbol(rows)))
+               and _torch_private.guard_true(sizes, multiple(rows)))
+    if guarded:
+        log.info("guard: N=%s stays a multiple of %d (vector stores); a call with another N recompiles once",
+                 rows, VECTOR_MULTIPLE)
+    return guarded
 
 
 def _vector_cols(cols: sympy.Expr) -> bool:

@@ -108,7 +108,7 @@ def divisible_args(module_source: str) -> set[str]:
 
 
 @pytest.mark.parametrize("rows,guarded", [(4096, True), (4104, False)])
-def test_a_dynamic_n_whose_hint_is_a_multiple_of_16_is_guarded_to_stay_one(rows, guarded):
+def test_a_dynamic_n_whose_hint_is_a_multiple_of_16_is_guarded_to_stay_one(rows, guarded, decisions):
     """With the guard Inductor marks N's size arguments divisible by 16, which lets Triton vectorize the transposed
     stores (on the H200 the unguarded kernels ran up to 4x slower); a hint that is not a multiple gets no guard and
     the scalar tile; C (static here) gets none either way, and the results are right at other N."""
@@ -120,6 +120,7 @@ def test_a_dynamic_n_whose_hint_is_a_multiple_of_16_is_guarded_to_stay_one(rows,
     guards = lambda inputs: {str(g.expr) for g in inputs[0].fake_mode.shape_env.guards}  # noqa: E731
     extra = guards(fused_inputs) - guards(stock_inputs)
     assert len(extra) == guarded and all(re.fullmatch(r"Eq\(Mod\(s\d+, 16\), 0\)", g) for g in extra), extra
+    assert any(r.startswith("guard: N=s") for r in decisions) == guarded, decisions  # the log says so
     assert {"ks0", "r0_numel"} <= divisible_args(fused) if guarded else not {"ks0", "r0_numel"} & divisible_args(fused)
     launch = re.search(r"config=(\{.*?\})", fused).group(1)
     assert ("'R0_BLOCK': 64" in launch) != guarded, launch  # unguarded: the half-scalar tile (32 elements a thread)
