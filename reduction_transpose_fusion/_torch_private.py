@@ -36,6 +36,9 @@ version, because each item below is an unversioned internal that has changed bet
 | ``ShapeEnv._maybe_evaluate_static.cache_clear``          | ``ShapeEnv.evaluate_expr`` records a guard as an axiom    |
 |                                                          |   without clearing its cached static evaluations; see     |
 |                                                          |   :func:`guard_true`                                      |
+| ``runtime/triton_heuristics.py`` ``GridExpr`` (subclassed) | ``GridExpr.from_meta`` looks a kernel's ``grid_type`` up  |
+|   and that module's namespace                            |   by name in that module only; see                        |
+|                                                          |   :func:`register_grid_type`                              |
 | ``_logging/_internal.py`` ``register_log``               | ``torch._logging`` does not export it; it lists our log   |
 |                                                          |   beside Inductor's (``TORCH_LOGS``, ``set_logs``)        |
 
@@ -64,6 +67,8 @@ from torch._inductor.codegen.triton import (
     TritonKernel,
     TritonScheduling,
 )
+from torch._inductor.runtime import triton_heuristics as inductor_triton_heuristics
+from torch._inductor.runtime.triton_heuristics import GridExpr
 from torch._inductor.utils import IndentedBuffer, triton_type
 from torch._inductor.virtualized import V
 from torch.utils._config_module import Config, _ConfigEntry
@@ -76,9 +81,11 @@ from . import SUPPORTED_TORCH
 __all__ = [
     "AlignedWorkspaceCache",
     "CUDACombinedScheduling",
+    "CeilDiv",
     "DisableReduction",
     "EnableReduction",
     "FixedTritonConfig",
+    "GridExpr",
     "IndentedBuffer",
     "ROW_LOOP",
     "SUPPORTED_TORCH",
@@ -94,6 +101,7 @@ __all__ = [
     "install_choices",
     "register_config_entry",
     "register_cuda_backend",
+    "register_grid_type",
     "register_log",
     "peers_var",
     "removed_by_fusion",
@@ -146,6 +154,19 @@ def guard_true(sizevars, expr) -> bool:
     holds = sizevars.guard_or_false(expr)
     sizevars.shape_env._maybe_evaluate_static.cache_clear()
     return holds
+
+
+def register_grid_type(grid_cls: type) -> None:
+    """Make ``grid_cls`` (a ``GridExpr`` subclass) a grid type that Inductor's launchers can name.  Idempotent.
+
+    A generated kernel names its grid class in ``inductor_meta["grid_type"]`` (``TritonKernel._get_grid_type``), and
+    ``GridExpr.from_meta`` (``runtime/triton_heuristics.py:4078``) looks that name up in its own module's globals, for
+    the Python launcher and the cpp wrapper alike; so the class is added there.  A process that loads a compiled graph
+    with such a kernel must have imported the package, as it must to turn the fusion on.
+    """
+    if not issubclass(grid_cls, GridExpr):
+        raise TypeError(f"{grid_cls!r} is not a GridExpr subclass")
+    setattr(inductor_triton_heuristics, grid_cls.__name__, grid_cls)
 
 
 def register_log(name: str) -> None:

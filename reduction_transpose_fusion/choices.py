@@ -24,6 +24,7 @@ import logging
 from typing import Any, Optional
 
 import sympy
+import torch
 from torch._inductor.choices import InductorChoices
 from torch._inductor.runtime.hints import DeviceProperties
 
@@ -79,7 +80,8 @@ class ReductionTransposeChoices(InductorChoices):
         moved = moved if copies else 0
         static_cols = bool(features.numel.is_number)
         # may guard N (before the launch, which depends on it; a site the grid-y check skips below keeps the guard)
-        vector = dict(vector_rows=_vector_rows(features.reduction_numel), vector_cols=_vector_cols(features.numel))
+        vector = dict(vector_rows=_vector_rows(features.reduction_numel), vector_cols=_vector_cols(features.numel),
+                      row_tile_grid=not static_rows and _row_tile_grid_allowed(features))
         launch = launch_config(cols, rows, narrowest, widest, num_sms, config.launch_override(), ops, reductions,
                                producer_ops, static_rows, moved, static_cols, **vector)
         last_block = _single_loop(features)
@@ -114,6 +116,7 @@ class ReductionTransposeChoices(InductorChoices):
             flagged_partials=launch.chunked_finish and reductions == 1,
             finish_group=launch.finish_group,
             prefetch=launch.prefetch,
+            row_tile_grid=launch.row_tile_grid and last_block,
         )
         return kwargs
 
@@ -121,6 +124,18 @@ class ReductionTransposeChoices(InductorChoices):
 def _reduction_types(features) -> set[str]:
     """Inductor's reduction types (``sum``, ``max``, ``welford_reduce``, ...) of the kernel's nodes."""
     return {n.node.get_reduction_type() for n in features.scheduler_nodes() if n.is_reduction()}
+
+
+def _row_tile_grid_allowed(features) -> bool:
+    """True if a kernel with a dynamic N may launch one program per row tile (``RowTileGrid``): its partials are all
+    flagged words, whose buffer the kernel sizes from N (one sum, max or min whose partials are fp32: of fp32, bf16 or
+    fp16 values; a ticketed workspace is sized by the config's RSPLIT), and the wrapper is Python (the grid was not
+    tried in the cpp wrapper or AOTInductor)."""
+    reductions = [n.node for n in features.scheduler_nodes() if n.is_reduction()]
+    fp32_partials = (torch.float32, torch.bfloat16, torch.float16)
+    return (len(reductions) == 1 and reductions[0].get_reduction_type() in FINISH_COMBINE
+            and getattr(reductions[0].data, "src_dtype", None) in fp32_partials
+            and not (V.graph.aot_mode or V.graph.cpp_wrapper))
 
 
 def _single_loop(features) -> bool:
@@ -225,7 +240,7 @@ def _co_resident(launch: LaunchConfig, cols: int, num_sms: int) -> LaunchConfig:
     resident; 1 if the column blocks alone are that many (then the kernel has no barrier: an ordinary launch)."""
     col_blocks = -(-cols // launch.XBLOCK)
     rsplit = max(1, min(launch.RSPLIT, num_sms // col_blocks))
-    return dataclasses.replace(launch, RSPLIT=rsplit, tiles_per_program=0)
+    return dataclasses.replace(launch, RSPLIT=rsplit, tiles_per_program=0, row_tile_grid=False)
 
 
 def _fused_copies(features, sites: list[Site]) -> list[str]:

@@ -53,6 +53,15 @@ a rewrite of the loop Inductor wrote), so each warp keeps a tile's loads in flig
 backward's 8-element-a-thread tile took 61-64 registers against 55-64 and ran 16-20% faster
 (``sweeps/2026-11-30-h200-sweep-prefetch.csv``).  The persistent kernel (one row tile a program) has no loop.
 
+**One program per row tile of a dynamic N** (``row_tile_grid=True``: flagged partials, N dynamic,
+:mod:`..choices`): Inductor's persistent kernel needs N static (its tile is a constexpr from N), and its looped kernel
+launches the config's constant ``RSPLIT``, so a loop that ran once kept an ``[XBLOCK, R0_BLOCK]`` accumulator live and
+compiled to 128 registers where the persistent kernel of the same tile takes 48 (bf16[8192, 50257], sm_90a).  Here
+the grid is ``ceil(N / R0_BLOCK)`` programs, computed at each launch
+(:class:`..runtime.triton_heuristics.RowTileGrid`), the kernel takes ``RSPLIT`` from the grid
+(``tl.num_programs(0)``), and its row loop, which then runs exactly once, is written as straight-line code
+(:func:`one_program_per_row_tile`).  The flagged words are sized from N (``grow_semaphores`` takes an expression).
+
 The sum order is fixed by the workspace index, not by arrival, so results are bitwise reproducible, and the only
 atomic is the ticket counter (none with flagged partials).  The launch is an ordinary one.  With the
 ``last_block_finish`` kwarg unset the class behaves exactly like ``TritonKernel``, so the flag-off code is identical
@@ -69,7 +78,8 @@ import textwrap
 import torch
 
 from .. import _torch_private
-from .._torch_private import TritonKernel, TritonScheduling
+from .._torch_private import CeilDiv, TritonKernel, TritonScheduling
+from ..runtime.triton_heuristics import RowTileGrid
 
 log = logging.getLogger(__name__)
 
@@ -88,6 +98,10 @@ GROUP_FINISHER = "rsplit_is_group_last = (rsplit_id % {size} == {size} - 1) | rs
 _GROUP_FINISHER_SIZE = re.compile(re.escape(GROUP_FINISHER).replace(re.escape("{size}"), r"(\d+)"))
 # How the group's last program reduces its [XBLOCK, FINISH_CHUNK] chunk along dim 1 (as Inductor reduces the peers)
 FINISH_REDUCE = {"sum": "tl.sum({}, 1)", "max": "triton_helpers.max2({}, 1)", "min": "triton_helpers.min2({}, 1)"}
+# Where a kernel with one program per row tile takes RSPLIT from its grid (after Inductor's constexprs from the
+# config's RSPLIT, before its row split): the line it follows, and the line
+PROGRAM_ID_LINE = "rsplit_id = tl.program_id(0)"
+RSPLIT_FROM_GRID = "RSPLIT = tl.num_programs(0)  # one program per row tile: ceil(N / R0_BLOCK) (RowTileGrid)"
 
 
 class ReductionTransposeTritonKernel(TritonKernel):
@@ -100,16 +114,23 @@ class ReductionTransposeTritonKernel(TritonKernel):
     (``HAS_RSPLIT`` is false) and whose column blocks alone may be more programs than can be resident at once.
     ``chunked_finish=True`` (with the last-program finish only) stores sum, max and min partials ``[RSPLIT, C]`` and
     combines them in a loop inside the last program's branch (module docstring); ``flagged_partials=True`` (with
-    ``chunked_finish`` only) makes the fp32 ones flagged words and drops the ticket.
+    ``chunked_finish`` only) makes the fp32 ones flagged words and drops the ticket.  ``row_tile_grid=True`` (with
+    ``flagged_partials`` only, and only where every partial is a flagged fp32 one: :mod:`..choices` checks) launches
+    one program per row tile of a dynamic N (module docstring).
+
+    Raises:
+        ValueError: if ``finish_group`` is not a multiple of :data:`FINISH_CHUNK`, or ``last_block_finish`` or
+            ``ordinary_launch`` is set without ``override_cooperative_reduction``.
     """
 
     def __init__(self, *args, last_block_finish: bool = False, ordinary_launch: bool = False,
                  chunked_finish: bool = False, flagged_partials: bool = False, finish_group: int = 0,
-                 prefetch: bool = False, **kwargs):
+                 prefetch: bool = False, row_tile_grid: bool = False, **kwargs):
         self.prefetch = prefetch
         self.last_block_finish = last_block_finish
         self.chunked_finish = chunked_finish and last_block_finish
         self.flagged_partials = flagged_partials and self.chunked_finish
+        self.row_tile_grid = row_tile_grid and self.flagged_partials
         if finish_group % FINISH_CHUNK:
             raise ValueError(f"finish_group={finish_group} is not a multiple of FINISH_CHUNK={FINISH_CHUNK}")
         self.finish_group = finish_group
@@ -185,11 +206,13 @@ class ReductionTransposeTritonKernel(TritonKernel):
         returned (Inductor reduces it along dim 1).  Stock's version (``triton.py:4520``) otherwise."""
         combine = FINISH_COMBINE.get(getattr(self, "_reduction_type", None))
         if not self.chunked_finish or combine is None or self.no_x_dim:
+            self._check_constant_rsplit(dtype)
             self._ticketed_combines += 1
             self._stock_combines += 1
             return super().codegen_cooperative_reduction_peer_combine(result_var, dtype, default_val)
         if self.flagged_partials and dtype == torch.float32:
             return self._flagged_peer_combine(result_var, combine, default_val)
+        self._check_constant_rsplit(dtype)
         self._ticketed_combines += 1
         nbytes = self.numels["x"] * dtype.itemsize * self.max_rsplit()
         ws_name, ws_offset = self.cooperative_reduction_workspace_cache.allocate(nbytes)
@@ -218,6 +241,14 @@ class ReductionTransposeTritonKernel(TritonKernel):
         )
         return peers
 
+    def _check_constant_rsplit(self, dtype) -> None:
+        """Raise AssertionError if this kernel's RSPLIT comes from its grid: a workspace sized by the config's RSPLIT
+        would be too small for a larger N.  :mod:`..choices` sets ``row_tile_grid`` only where every partial is
+        flagged (one sum, max or min of fp32 partials)."""
+        if self.row_tile_grid:
+            raise AssertionError(f"row_tile_grid kernel has a {getattr(self, '_reduction_type', None)} partial of "
+                                 f"{dtype} that is not a flagged word")
+
     def _flagged_peer_combine(self, result_var, combine: str, default_val):
         """Flagged partials (module docstring): this program's fp32 partials, encoded as nonzero int32 words, go to
         ``[RSPLIT, C]`` words of the semaphores buffer.  With ``finish_group`` set and below ``RSPLIT`` the finish is
@@ -227,7 +258,13 @@ class ReductionTransposeTritonKernel(TritonKernel):
         ``[XBLOCK, FINISH_CHUNK]`` combined tile, as the ticketed version does."""
         rsplit, size = self.max_rsplit(), self.finish_group
         groups = -(-rsplit // size) if size and rsplit > size else 0
-        words = _torch_private.grow_semaphores(self, (rsplit + groups) * self.numels["x"])
+        if self.row_tile_grid:  # RSPLIT is N's row tiles (two levels or one as at N's hint): words sized from N
+            programs = CeilDiv(self.numels["r0_"], self.fixed_config["R0_BLOCK"])
+            words = _torch_private.grow_semaphores(
+                self, (programs + (CeilDiv(programs, size) if groups else 0)) * self.numels["x"])
+            groups = f"(RSPLIT + {size - 1}) // {size}" if groups else 0
+        else:
+            words = _torch_private.grow_semaphores(self, (rsplit + groups) * self.numels["x"])
         self._flagged_combines += 1
         ws, word, chunk = f"{result_var}_words", f"{result_var}_word", f"{result_var}_chunk"
         default = _torch_private.constant_repr(default_val)
@@ -272,10 +309,15 @@ class ReductionTransposeTritonKernel(TritonKernel):
         )
         return peers
 
+    def _get_grid_type(self):
+        return RowTileGrid if self.row_tile_grid else super()._get_grid_type()
+
     def codegen_kernel(self, name=None):
         src = super().codegen_kernel(name)
         if self.ordinary_launch:
             src = _torch_private.drop_cooperative_launch(src)
+        if self.row_tile_grid:
+            src = one_program_per_row_tile(src)
         if self.prefetch and _torch_private.ROW_LOOP in src:  # a persistent kernel (one row tile) has no loop
             prefetched = prefetch_row_loop(src)
             if prefetched is None:
@@ -283,6 +325,28 @@ class ReductionTransposeTritonKernel(TritonKernel):
                          "load", name or "kernel")
             src = prefetched or src
         return src
+
+
+def one_program_per_row_tile(source: str) -> str:
+    """``source`` (a looped cooperative kernel) for a grid of one program per row tile (:class:`RowTileGrid`): RSPLIT
+    taken from the grid, so each program's row chunk is one ``R0_BLOCK`` tile, and the row loop, which then runs once,
+    written as straight-line code (``r0_offset = rsplit_start`` and its body).
+
+    Raises:
+        AssertionError: if the source does not hold the program-id line and the row loop exactly once each (Inductor
+            changed how it writes them); a kernel launched so with its loop or constant RSPLIT kept would be wrong.
+    """
+    for line in (PROGRAM_ID_LINE, _torch_private.ROW_LOOP):
+        if source.count(line) != 1:
+            raise AssertionError(f"expected {line!r} once in the kernel source, found it {source.count(line)} times")
+    source = re.sub(r"^( *)" + re.escape(PROGRAM_ID_LINE) + r"\n", lambda m: f"{m.group(0)}{m.group(1)}{RSPLIT_FROM_GRID}\n",
+                    source, count=1, flags=re.M)
+    m = _ROW_LOOP_LINE.search(source)
+    indent, tail = m.group(1), source[m.end():].split("\n")
+    count = next((i for i, line in enumerate(tail) if line.strip() and not line.startswith(indent + "    ")), len(tail))
+    body = [line[4:] for line in tail[:count]]  # one level less; a blank line is shorter, and stays blank
+    once = f"{indent}r0_offset = rsplit_start  # the row loop runs once: RSPLIT is the row tiles\n"
+    return source[:m.start()] + once + "\n".join(body + tail[count:])
 
 
 def finish_group_of(source: str) -> int:
@@ -372,4 +436,4 @@ class ReductionTransposeTritonScheduling(TritonScheduling):
 
 
 __all__ = ["LAUNCH_ORDER_FINISHER", "ReductionTransposeTritonKernel", "ReductionTransposeTritonScheduling",
-           "prefetch_row_loop"]
+           "one_program_per_row_tile", "prefetch_row_loop"]

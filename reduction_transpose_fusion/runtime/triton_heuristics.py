@@ -19,8 +19,11 @@ Rules, each from the H200 sweep recorded in ``benchmarks/results/`` (see README,
 * **RSPLIT**: one row tile a program (``RSPLIT = ceil(N / R0_BLOCK)`` within the partials budget) for a single
   reduction with odd C and odd N, with few one-wave splits (:data:`FEW_SPLITS`, the wide path included) or with a
   full-size tensor of :data:`ONE_TILE_MIN_BYTES` or more (at most :data:`MAX_ONE_TILE_RSPLIT` row tiles), and for a
-  plain copy with one odd extent; with a dynamic N, which has no persistent kernel, :data:`DYNAMIC_TILES_PER_PROGRAM`
-  (:data:`DYNAMIC_SCALAR_TILES_PER_PROGRAM` with odd C and N) instead of one; :data:`SCALAR_TILES_PER_PROGRAM` for
+  plain copy with one odd extent; with a dynamic N, one program per row tile too (:class:`RowTileGrid`: the grid
+  from N at launch), and also for aligned 16-bit kernels of one reduction and :data:`DYNAMIC_ROW_TILE_MIN_BYTES` or
+  more; where that grid cannot be (partials that are not flagged, AOTInductor) :data:`DYNAMIC_TILES_PER_PROGRAM`
+  (:data:`DYNAMIC_SCALAR_TILES_PER_PROGRAM` with odd C and N), looped, instead of one;
+  :data:`SCALAR_TILES_PER_PROGRAM` for
   several reductions with odd C and N; none of these with a heavy producer or a 1-byte tensor (e.g. an fp8 output),
   but for a large aligned cast from f32 to fp8 with a static N;
   otherwise one wave of resident programs (:data:`COPY_PROGRAMS_PER_SM` or :data:`PROGRAMS_PER_SM` per SM,
@@ -39,6 +42,8 @@ import dataclasses
 
 from torch._inductor.runtime.runtime_utils import next_power_of_2
 from triton.language import TRITON_MAX_TENSOR_NUMEL
+
+from .._torch_private import GridExpr
 
 # The tile.  Inductor computes in fp32 whatever the storage dtype, so registers go by elements: 8192 elements on
 # 4 warps is 64 fp32 registers of tile data per thread.  XBLOCK (the loaded rows' contiguous run) is set by the
@@ -215,8 +220,9 @@ SCALAR_TILES_PER_PROGRAM = 2
 # bf16[8192, 4095]) one wave stayed best, 1.49x against 1.57x (sweeps/2026-11-30-h200-sweep-oddcheck-run1.csv; run 2,
 # -run2.csv: 1.72x against 2.00x, 1.36x against 1.54x, 1.40x against 1.63x).  Not measured since it became persistent.
 HALF_SCALAR_COPY_TILES_PER_PROGRAM = 1
-# A dynamic N has no persistent one-tile kernel (its tile would be a constexpr from N): where a static N takes one
-# row tile a program, a dynamic one takes 4 (2 with odd C and N), looped, and a large tensor does too.  In the H200
+# A dynamic N has no persistent one-tile kernel of Inductor's (its tile would be a constexpr from N).  The package's
+# own (RowTileGrid below) launches one program per row tile, however many N has.  Where that cannot be, a dynamic N
+# takes 4 row tiles a program (2 with odd C and N), looped, where a static N takes one, and a large tensor does too.  In the H200
 # dynamic sweep (sweeps/2026-11-30-h200-sweep-dynamic.csv; N dynamic with its divisibility guard; one tile, 2, 4 a
 # program, x copy SOL), 4 tiles were best on every aligned or odd-C shape: bf16[8192, 50257] copy 2.02 -> 1.81
 # (stock 1.87), bf16[4096, 30522] 1.98 -> 1.81, bf16[32768, 14336] 1.50 -> 1.30, a * b + 1 over bf16[8192, 11008]
@@ -228,6 +234,24 @@ HALF_SCALAR_COPY_TILES_PER_PROGRAM = 1
 # 3072] tied (1.09-1.10) and the f32 -> bf16 cast of [32768, 4096] took 4 (1.19 against 1.32 for one wave).
 DYNAMIC_TILES_PER_PROGRAM = 4
 DYNAMIC_SCALAR_TILES_PER_PROGRAM = 2
+# One program per row tile of a dynamic N (RowTileGrid; codegen/triton.py): its kernel is the persistent one's (64
+# registers against the looped kernel's 128 for bf16[8192, 50257], sm_90a), where the looped one-wave kernel of a
+# dynamic N ran 7-30% further from SOL than with N static (corpus-dynamic of package 7e0ebe3d).  In the H200 dynamic3
+# sweep (sweeps/2026-11-30-h200-sweep-dynamic3.csv; row-tile grid twice, 4 looped tiles, one wave; x copy SOL) it was
+# best on 10 of 11 shapes that a static N runs with one tile a program: bf16[8192, 50257] 1.393, 1.395 against 1.811
+# and 2.097, bf16[4096, 30522] 1.247 against 1.814, bf16[32768, 14336] 1.145 against 1.294, a * b + 1 over
+# bf16[8192, 11008] 1.137 against 1.273, bf16[25216, 3072] 1.158, 1.180 against 1.311, f32 a * b + 1 [2048, 50257]
+# 1.190 against 1.311 (one wave), the f32 -> bf16 cast of [32768, 4096] 1.093 against 1.197, bf16[8192, 8192]
+# 1.158, 1.190 against 1.338, odd C and N bf16[8191, 1021] 1.433, 1.443 against 1.455 (2 tiles) and its a * b + 1
+# 1.477, 1.487 against 1.521; f32[25216, 3072] 1.107, 1.107 against 1.094 (4 tiles), a tie.  In the dynamic4 sweep
+# (-sweep-dynamic4.csv; one wave twice, then the row-tile grid and 2 tiles) it also beat one wave for the aligned
+# 16-bit kernels of one reduction that a static N keeps on one wave: fp16[8192, 4096] flattened 1.448, 1.512 -> 1.183,
+# bf16[25216, 768] flattened 1.371, 1.420 -> 1.199, fp16[2048, 2048] 1.207, 1.221 -> 1.020, a * b + 1 over
+# fp16[4096, 3072] 1.241, 1.270 -> 1.100, and tied on bf16[1024, 1024] (2 MiB: 1.004, 1.068 -> 1.068), so it starts
+# at the smallest gain, 8 MiB; it lost for f32 (f32[4096, 768] 1.031, 1.033 -> 1.083, f32[3152, 3072] 1.044, 1.049
+# -> 1.062; f32[2048, 1024] flattened a tie) and for fp8 outputs (bf16 -> fp8 [32768, 4096] 1.201, 1.214 -> 1.295,
+# [25216, 3072] 1.173, 1.217 -> 1.270, [32768, 11008] 1.251, 1.252 -> 1.308), which keep one wave.
+DYNAMIC_ROW_TILE_MIN_BYTES = 8 << 20
 # CUDA's gridDim.x limit: RSPLIT is the grid's dim 0 (the heuristic's stays far below; config checks an override's)
 MAX_GRID_X = 2**31 - 1
 
@@ -250,10 +274,13 @@ class LaunchConfig:
     # Whether the row loop prefetches the next row tile into registers (codegen/triton.py; the rule is at
     # :data:`PREFETCH_MAX_ELEMENTS_PER_THREAD`); not a kernel argument.
     prefetch: bool = False
+    # One program per row tile of a dynamic N, the grid computed from N at launch (:class:`RowTileGrid`); RSPLIT is
+    # then the programs at N's size hint (at least 2); not a kernel argument.
+    row_tile_grid: bool = False
 
     def as_dict(self) -> dict[str, int]:
         return {k: v for k, v in dataclasses.asdict(self).items()
-                if k not in ("tiles_per_program", "finish_group", "prefetch")}
+                if k not in ("tiles_per_program", "finish_group", "prefetch", "row_tile_grid")}
 
     @property
     def chunked_finish(self) -> bool:
@@ -265,7 +292,7 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
                   override: dict[str, int] | None = None, ops: int = 0, reductions: int = 1,
                   producer_ops: frozenset[str] = frozenset(), static_rows: bool = True,
                   moved: int = 0, static_cols: bool = True, vector_rows: bool = True,
-                  vector_cols: bool = True) -> LaunchConfig:
+                  vector_cols: bool = True, row_tile_grid: bool = False) -> LaunchConfig:
     """Choose the launch for a fused kernel over ``x [rows, cols]``.
 
     Args:
@@ -288,6 +315,9 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
         vector_rows, vector_cols: False where N (C) is dynamic and not known to be a multiple of 16 elements
             (``choices._vector_rows``, ``_vector_cols``): Triton then cannot vectorize the accesses along it,
             whatever its parity, so the tile is chosen as for an odd N (C).
+        row_tile_grid: whether a dynamic N may take one program per row tile (:class:`RowTileGrid`; the kernel's
+            partials must all be flagged, ``choices``); else it takes :data:`DYNAMIC_TILES_PER_PROGRAM` looped
+            tiles where a static N takes one.
 
     Raises:
         ValueError: if a size is not positive, or the tile (override blocks included) is larger than one Triton
@@ -325,18 +355,24 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
     # an fp8 output keeps one wave, except a large aligned cast from f32 (see ONE_TILE_MIN_BYTES; static N only)
     one_byte = narrowest == 1 and not (large and static_rows and widest >= 4 and not wide and not per_thread)
     default_tiles = _tiles_per_program(per_thread, heavy, copy, reductions, one_byte, few_splits or large)
-    if default_tiles == 1 and not static_rows:  # no persistent kernel (see DYNAMIC_TILES_PER_PROGRAM)
-        scalar = per_thread == SCALAR_ELEMENTS_PER_THREAD
-        default_tiles = DYNAMIC_SCALAR_TILES_PER_PROGRAM if scalar else DYNAMIC_TILES_PER_PROGRAM
+    if not static_rows:
+        aligned_16bit = (not per_thread and narrowest == widest == 2 and reductions == 1
+                         and rows * cols * widest >= DYNAMIC_ROW_TILE_MIN_BYTES)
+        default_tiles = _dynamic_tiles(default_tiles, row_tile_grid, per_thread == SCALAR_ELEMENTS_PER_THREAD,
+                                       aligned_16bit)
     tiles_per_program = override.get("TILES_PER_PROGRAM", default_tiles)
     if wide and not tiles_per_program:
         default_rsplit = 1
     else:
         default_rsplit = _rsplit(cols, rows, widest, num_sms * programs_per_sm, xblock, rblock, tiles_per_program)
     rsplit = override.get("RSPLIT", default_rsplit)
-    persistent = tiles_per_program == 1 and static_rows and "RSPLIT" not in override
+    one_tile = tiles_per_program == 1 and "RSPLIT" not in override
+    persistent = one_tile and static_rows
+    row_tile_grid = one_tile and not static_rows and row_tile_grid
     if persistent:
         rblock, rsplit = _persistent_tile(rows, rsplit, rblock)
+    elif row_tile_grid:  # the programs at N's hint; 2 at least, so that the kernel keeps its finish (HAS_RSPLIT)
+        rsplit = max(2, -(-rows // rblock))
     # the wider tile only where it was measured: static C and N, even both (vector accesses), 16-bit, one reduction,
     # off the wide path, the 128-row persistent tile on 4 warps, none of them overridden
     if (persistent and static_cols and not override.keys() & {"XBLOCK", "R0_BLOCK", "num_warps"} and not wide
@@ -357,7 +393,20 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
         finish_group=override.get("FINISH_GROUP", FINISH_GROUP),
         prefetch=bool(override.get("PREFETCH", 0 < per_thread <= PREFETCH_MAX_ELEMENTS_PER_THREAD
                                    and narrowest == widest == PREFETCH_ITEMSIZE and tiles_per_program != 1)),
+        row_tile_grid=row_tile_grid,
     )
+
+
+class RowTileGrid(GridExpr):
+    """The grid of a fused kernel with one program per row tile of a dynamic N: ``(ceil(N / R0_BLOCK),
+    ceil(C / XBLOCK))``, computed from the kernel's ``r0_numel`` and ``xnumel`` arguments at each launch (Inductor's
+    ``CooperativeReductionGrid`` launches the config's constant ``RSPLIT``).  The kernel takes its ``RSPLIT`` from
+    the grid (``codegen/triton.py``, ``row_tile_grid``).  Registered by name where Inductor looks grid types up
+    (``_torch_private.register_grid_type``)."""
+
+    def generate(self, meta: dict[str, int]) -> None:
+        self.x_grid = self.ceildiv("r0_numel", meta["R0_BLOCK"])
+        self.y_grid = self.ceildiv("xnumel", meta.get("XBLOCK"))
 
 
 def _persistent_tile(rows: int, rsplit: int, rblock: int) -> tuple[int, int]:
@@ -386,6 +435,18 @@ def _tiles_per_program(per_thread: int, heavy: bool, copy: bool, reductions: int
     if per_thread == HALF_SCALAR_ELEMENTS_PER_THREAD and copy:
         return HALF_SCALAR_COPY_TILES_PER_PROGRAM
     return 1 if few_splits_or_large and reductions == 1 else 0
+
+
+def _dynamic_tiles(tiles: int, row_tile_grid: bool, scalar: bool, aligned_16bit: bool) -> int:
+    """Row tiles a program with a dynamic N, from ``tiles``, a static N's.  With the row-tile grid: one where a static
+    N takes one, and for an aligned 16-bit kernel of one reduction that a static N keeps on one wave
+    (:data:`DYNAMIC_ROW_TILE_MIN_BYTES`).  Without it, where a static N takes one: :data:`DYNAMIC_TILES_PER_PROGRAM`
+    looped tiles (:data:`DYNAMIC_SCALAR_TILES_PER_PROGRAM` for the scalar tile)."""
+    if row_tile_grid:
+        return 1 if aligned_16bit else tiles
+    if tiles == 1:
+        return DYNAMIC_SCALAR_TILES_PER_PROGRAM if scalar else DYNAMIC_TILES_PER_PROGRAM
+    return tiles
 
 
 def _elements_per_thread(scalar_cols: bool, scalar_rows: bool, heavy: bool) -> int:

@@ -16,7 +16,7 @@ import pytest
 import torch
 from torch._inductor.runtime.runtime_utils import next_power_of_2
 
-from reduction_transpose_fusion.codegen.triton import LAUNCH_ORDER_FINISHER, finish_group_of, prefetch_row_loop
+from reduction_transpose_fusion.codegen.triton import RSPLIT_FROM_GRID, LAUNCH_ORDER_FINISHER, finish_group_of, prefetch_row_loop
 from reduction_transpose_fusion_testing import families, interpret
 from reduction_transpose_fusion_testing.edge_cases import reads_its_own_sum
 from reduction_transpose_fusion_testing.logs import decision_log
@@ -307,14 +307,34 @@ def test_one_row_tile_a_program_is_a_persistent_kernel_without_a_ticket():
     assert LAUNCH_ORDER_FINISHER in kernel and "volatile=True" in kernel
 
 
-def test_one_row_tile_a_program_with_dynamic_rows_keeps_the_loop():
-    """The persistent kernel's R0_BLOCK is a constexpr computed from N, so a dynamic N keeps the looped kernel (with
-    the flagged partials)."""
+def test_one_row_tile_a_program_with_dynamic_rows_is_a_grid_of_row_tiles():
+    """The persistent kernel's R0_BLOCK is a constexpr computed from N, so a dynamic N cannot have it; the kernel
+    launches one program per row tile instead (RowTileGrid, RSPLIT from the grid, the row loop written once) and
+    sizes its flagged words from N."""
     case = families.CASES["F1-t"]
     src = interpret.generate(case.fn, interpret.fake_inputs(*case.specs(8192, 14336, torch.bfloat16), dynamic=(0,)),
                              **ON)
     (kernel,) = interpret.kernel_sources(src).values()
-    assert "for r0_offset" in kernel and LAUNCH_ORDER_FINISHER in kernel
+    assert "for r0_offset" not in kernel and LAUNCH_ORDER_FINISHER in kernel and RSPLIT_FROM_GRID in kernel
+    assert "'grid_type': 'RowTileGrid'" in kernel and fixed_launch(kernel)["R0_BLOCK"] == 128
+    assert re.search(r"semaphores_rtf_cuda_0 = empty_strided_cuda\(\(\d+ \+ 14336\*\(\(127 \+ s\d+\) // 128\)", src), src
+
+
+@pytest.mark.slow
+def test_the_row_tile_grid_kernel_has_the_registers_of_a_persistent_one():
+    """The looped kernel keeps an [XBLOCK, R0_BLOCK] fp32 accumulator live across its loop: bf16[8192, 50257] with
+    N dynamic compiled to 128 registers with 1 or 4 row tiles a program (8 warps: 2 programs an SM), against 48 for
+    the static persistent kernel of the same tile.  One program per row tile, straight-line: 64 (sm_90a, ptxas on
+    CPU)."""
+    case = families.CASES["F1-t"]
+    kernels = {}
+    for label, dims, launch in (("static", (), ""), ("row tiles", (0,), ""), ("looped", (0,), "TILES_PER_PROGRAM=4")):
+        fake = interpret.fake_inputs(*case.specs(8192, 50257, torch.bfloat16), dynamic=dims)
+        options = {**ON, "reduction_transpose_fusion_launch_config": launch}
+        (name, source), = interpret.kernel_sources(interpret.generate(case.fn, fake, **options)).items()
+        kernels[label] = [name, source]
+    regs = {label: usage["registers"] for label, usage in compile_for_sm90(kernels).items()}
+    assert regs["row tiles"] <= regs["static"] + 24 and regs["looped"] >= regs["row tiles"] + 32, regs
 
 
 def test_several_reductions_with_row_tiles_keep_the_ticket():

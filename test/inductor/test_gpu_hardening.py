@@ -110,6 +110,36 @@ def test_dynamic_shapes_recompile_at_most_once_more_than_stock(how, decisions):
     assert fused_frames <= frames_for(how, STOCK) + 1
 
 
+ROW_TILE_SEQUENCES = {  # (case, C, forced launch, the N called in order: the first is the hint)
+    "wide": ("F1-t", 30522, "", [4096, 8192, 4112, 1024, 20480]),  # one tile a program by the wide rule
+    "wide-producer": ("F2-mul-add", 30522, "", [4096, 2064, 12288]),
+    "two-level": ("F1-t", 1024, "TILES_PER_PROGRAM=1", [16384, 2048, 65536, 16400]),  # 128 programs at the hint
+}
+
+
+@pytest.mark.parametrize("name", list(ROW_TILE_SEQUENCES))
+def test_one_program_per_row_tile_of_a_dynamic_n(name, decisions):
+    """With N dynamic, one row tile a program launches ceil(N / R0_BLOCK) programs at each call (RowTileGrid): one
+    compile serves every N that keeps the guard (a multiple of 16), with the flagged finish's programs and groups
+    counted at run time.  Every call's transposed copy is bit-equal to x.t() and its sum within tolerance of float64."""
+    fn_name, cols, launch, sequence = ROW_TILE_SEQUENCES[name]
+    case = families.CASES[fn_name]
+    counter = CompileCounterWithBackend("inductor")
+    options = {"reduction_transpose_fusion": True, "reduction_transpose_fusion_launch_config": launch}
+    with torch._inductor.config.patch(options):
+        compiled = torch.compile(case.fn, backend=counter)
+        for rows in sequence:
+            inputs = [randn(rows, cols, dtype=torch.bfloat16, seed=rows + i) for i in range(len(case.shapes(1, 1)))]
+            for t in inputs:
+                torch._dynamo.mark_dynamic(t, 0)
+            out = compiled(*inputs)
+            if fn_name == "F1-t":
+                assert torch.equal(out[0], inputs[0].t())
+            families.assert_matches_reference(out[1], case.reference(inputs)[1])
+    assert counter.frame_count == 1
+    assert any(r.startswith("fused ") and "row_tile_grid=True" in r for r in decisions), decisions
+
+
 # ---- 2. huge, tiny, empty and odd inputs ----
 
 

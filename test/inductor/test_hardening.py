@@ -18,7 +18,9 @@ import torch._inductor.config as inductor_config
 from torch._inductor.choices import InductorChoices
 from torch._inductor.virtualized import V
 
+from reduction_transpose_fusion._torch_private import ROW_LOOP
 from reduction_transpose_fusion.choices import ReductionTransposeChoices
+from reduction_transpose_fusion.codegen.triton import RSPLIT_FROM_GRID
 from reduction_transpose_fusion_testing import families, interpret
 from reduction_transpose_fusion_testing.processes import run_python
 from reduction_transpose_fusion_testing.edge_cases import (
@@ -173,6 +175,53 @@ def test_f32_with_odd_c_and_an_unaligned_dynamic_n_is_left_to_stock(dtype, rows,
     assert any(r.startswith("fused ") for r in decisions) == fuses, decisions
     if not fuses:
         assert any("dynamic N whose size hint 25229 is not a multiple of 16" in r for r in decisions), decisions
+
+
+ROW_TILES = "XBLOCK=32,R0_BLOCK=16,TILES_PER_PROGRAM=1"  # one program per 16-row tile: many programs at small N
+
+
+@pytest.mark.parametrize("name,shape,dims,hint_rows", [
+    ("F1-t", (300, 32), (0,), 300),  # 19 programs at the hint: a one-level finish
+    ("F1-t", (2000, 32), (0,), 2000),  # 125: the two-level finish (groups of 64)
+    ("F2-mul-add", (300, 48), (0,), 300),
+    ("F4-flatten", (2, 150, 32), (1,), 300),  # N = 2 T
+], ids=["one-level", "two-level", "producer", "N=2*T"])
+def test_a_dynamic_n_launches_one_program_per_row_tile(name, shape, dims, hint_rows):
+    """With N dynamic, one row tile a program is a grid of ceil(N / R0_BLOCK) programs computed at each launch
+    (RowTileGrid), RSPLIT taken from the grid and no row loop, so the kernel is as lean as the persistent one of a
+    static N (64 registers against 128 looped, bf16[8192, 50257], sm_90a; test_codegen).  The flagged words are sized
+    from N.  Correct at the hint and at smaller and larger N, where the number of programs and of finish groups
+    differs from the hint's; every program is run in a shuffled order, finishers after their peers."""
+    case = families.CASES[name]
+    x = [randn(*shape, dtype=torch.bfloat16, seed=i) for i in range(len(case.specs(1, 1, torch.bfloat16)))]
+    fused, stock = compile_both(case.fn, x, dynamic=dims, reduction_transpose_fusion_launch_config=ROW_TILES)
+    (kernel,) = interpret.kernel_sources(fused).values()
+    assert "'grid_type': 'RowTileGrid'" in kernel and RSPLIT_FROM_GRID in kernel
+    assert ROW_LOOP not in kernel and "for r0_offset" not in kernel
+    assert f"'RSPLIT': {-(-hint_rows // 16)}" in kernel  # the programs at the hint (HAS_RSPLIT, one or two levels)
+    assert ("rsplit_is_group_last" in kernel) == (hint_rows > 64 * 16)
+    for rows in sorted({hint_rows, 48, hint_rows + 333, 4 * hint_rows + 16}):
+        sizes = [s if d not in dims else (rows if len(shape) == 2 else rows // 2) for d, s in enumerate(shape)]
+        inputs = [randn(*sizes, dtype=torch.bfloat16, seed=rows + i) for i in range(len(x))]
+        check(case.fn, inputs, fused, stock)
+
+
+@pytest.mark.parametrize("fn,dtype", [(families.f3_amax, torch.bfloat16), (families.f1_t, torch.float64)],
+                         ids=["two-reductions", "fp64-partials"])
+def test_no_row_tile_grid_where_a_partial_is_not_a_flagged_word(fn, dtype):
+    """A ticketed partial's workspace is sized by the config's RSPLIT, so its kernel keeps the looped one-tile launch
+    (TILES_PER_PROGRAM=1 with a dynamic N, Inductor's grid) and stays correct at a larger N."""
+    x = randn(300, 32, dtype=dtype)
+    fused, stock = compile_both(fn, [x], dynamic=(0,), reduction_transpose_fusion_launch_config=ROW_TILES)
+    (kernel,) = interpret.kernel_sources(fused).values()
+    assert "RowTileGrid" not in kernel and ROW_LOOP in kernel
+    for rows in (300, 1201):
+        x = randn(rows, 32, dtype=dtype, seed=rows)
+        if dtype == torch.float64:  # no fp64 tolerance in check(): the sum to fp64 rounding, the copy bit-exact
+            copy, total = interpret.run_on_cpu(fused, [x])
+            assert torch.equal(copy, x.t()) and torch.allclose(total, x.sum(0), rtol=1e-12, atol=1e-12)
+        else:
+            check(fn, [x], fused, stock)
 
 
 def test_dynamic_flattened_leading_dims():

@@ -166,6 +166,33 @@ def test_no_wider_tile_elsewhere(args, kwargs):
         assert cfg.tiles_per_program == th.DYNAMIC_TILES_PER_PROGRAM  # looped: no persistent kernel
 
 
+@pytest.mark.parametrize("cols,rows,narrowest,widest,kwargs,tiles", [
+    (50257, 8192, 2, 2, {}, 1),  # one tile with N static (wide): the row-tile grid
+    (3072, 25216, 2, 2, {}, 1),  # large
+    (4096, 8192, 2, 2, {}, 1),  # one wave with N static: the row-tile grid for 16-bit, 8 MiB or more
+    (3072, 4096, 2, 2, {"ops": 2}, 1),  # a * b + 1 over fp16[4096, 3072]
+    (1024, 1024, 2, 2, {}, 0),  # 2 MiB: a tie, one wave
+    (768, 4096, 4, 4, {}, 0),  # f32 keeps one wave (f32[4096, 768] 5% slower with the grid)
+    (4096, 8192, 1, 2, {"ops": 2}, 0),  # an fp8 output keeps one wave (4-8% slower with the grid)
+    (4096, 8192, 2, 2, {"reductions": 2}, 0),  # two reductions: the ticket, no grid
+    (3072, 25216, 2, 2, {"producer_ops": frozenset({"gelu_backward"})}, 0),  # a heavy producer: one wave
+    (1021, 8191, 2, 2, {}, 1),  # the scalar tile
+])
+def test_a_dynamic_n_takes_the_row_tile_grid(cols, rows, narrowest, widest, kwargs, tiles):
+    """With N dynamic and the row-tile grid allowed (choices: flagged partials, Python wrapper), one program per row
+    tile where a static N takes one row tile a program and for aligned 16-bit kernels of one reduction of 8 MiB or
+    more (dynamic3 and dynamic4 sweeps); RSPLIT is then the programs at the hint, at least 2."""
+    cfg = th.launch_config(cols, rows, narrowest, widest, H200_SMS, static_rows=False, row_tile_grid=True, **kwargs)
+    assert cfg.tiles_per_program == tiles and cfg.row_tile_grid == (tiles == 1)
+    if tiles:
+        assert cfg.RSPLIT == max(2, -(-rows // cfg.R0_BLOCK))
+    without = th.launch_config(cols, rows, narrowest, widest, H200_SMS, static_rows=False, **kwargs)
+    assert not without.row_tile_grid and without.tiles_per_program in (0, th.DYNAMIC_TILES_PER_PROGRAM,
+                                                                       th.DYNAMIC_SCALAR_TILES_PER_PROGRAM)
+    static = th.launch_config(cols, rows, narrowest, widest, H200_SMS, row_tile_grid=True, **kwargs)
+    assert not static.row_tile_grid  # a static N has Inductor's persistent kernel
+
+
 def test_partials_budget_counts_the_input_bytes():
     # fp32 -> fp8 on a small input: the budget goes by the 4-byte input, not the 1-byte output, which would allow 10
     # (sweep-f5: 16 splits ran at 1.03x SOL, 5 at 1.17x)
