@@ -243,13 +243,15 @@ CHILD = textwrap.dedent("""
     from reduction_transpose_fusion.fx_passes import reduction_transpose
     from torch._dynamo.utils import counters
     from torch._inductor.utils import run_and_get_code
-    opts, grad, new_code, want_code = json.loads(sys.argv[1])
+    opts, grad, new_code, want_code, rows, dynamic = json.loads(sys.argv[1])
     if new_code:
         reduction_transpose._package_hash = lambda: b"another version of the package"
     def f(x):
         y = x * 2
         return y.t().contiguous(), y.sum(0)
-    x = torch.randn(8192, 4096, device="cuda", requires_grad=grad)
+    x = torch.randn(rows, 4096, device="cuda", requires_grad=grad)
+    if dynamic:
+        torch._dynamo.mark_dynamic(x, 0)
     compiled = torch.compile(f, options=opts)
     with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
         out = compiled(x)
@@ -262,16 +264,17 @@ CHILD = textwrap.dedent("""
         torch._dynamo.reset()
         _, (code, *_) = run_and_get_code(torch.compile(f, options=opts), x)
     print(json.dumps({"kernels": kernels, "ok": bool(ok), "fx_hit": counters["inductor"]["fxgraph_cache_hit"],
+                      "row_tile_grid": "RowTileGrid" in code,
                       "aot_hit": counters["aot_autograd"]["autograd_cache_hit"], "aot": dict(counters["aot_autograd"]),
                       "code": code}))
 """)
 
 
-def child(cache_dir, opts, grad=False, new_code=False, want_code=False, **env):
+def child(cache_dir, opts, grad=False, new_code=False, want_code=False, rows=8192, dynamic=False, **env):
     env = {**os.environ, "TORCHINDUCTOR_CACHE_DIR": str(cache_dir), "TORCHINDUCTOR_FX_GRAPH_CACHE": "1",
            "TORCHINDUCTOR_AUTOGRAD_CACHE": "1", **env}
     env.pop("TORCHINDUCTOR_FORCE_DISABLE_CACHES", None)
-    proc = subprocess.run([sys.executable, "-c", CHILD, json.dumps([opts, grad, new_code, want_code])],
+    proc = subprocess.run([sys.executable, "-c", CHILD, json.dumps([opts, grad, new_code, want_code, rows, dynamic])],
                           env=env, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
     result = json.loads(proc.stdout.strip().splitlines()[-1])
@@ -300,6 +303,14 @@ def test_on_disk_caches_never_serve_a_stale_graph(tmp_path, grad):
         assert bool(r["fx_hit"] or r["aot_hit"]) == want_hit, (i, r)
         fused = [k for k in r["kernels"] if "fused" in k and "clone" in k and "sum" in k]
         assert bool(fused) == want_fused and (len(r["kernels"]) == 1 or not want_fused or grad), (i, r["kernels"])
+
+
+def test_a_cached_row_tile_grid_kernel_runs_in_a_new_process(tmp_path):
+    """A graph with N dynamic whose kernel launches one program per row tile (RowTileGrid, registered with Inductor at
+    the package's import) is served from the FX-graph cache to a second process, at another N, and is correct there."""
+    assert child(tmp_path, ON, want_code=True, rows=8192, dynamic=True)["row_tile_grid"]
+    second = child(tmp_path, ON, rows=6160, dynamic=True)  # a multiple of 16: the guard holds
+    assert second["fx_hit"] and len(second["kernels"]) == 1
 
 
 def test_parallel_compile_workers_produce_the_same_code(tmp_path):
