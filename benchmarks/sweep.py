@@ -346,7 +346,7 @@ FP8B_PLAN = {shape: ["", _ONE, "TILES_PER_PROGRAM=2", ""] for shape in (
     ("F5-fp8-cast-transpose-dbias", "fp32", 25229, 3067), ("F5-fp8-cast-transpose-dbias", "fp32", 8192, 1024),
 )}
 # N dynamic (--dynamic-rows; the shape's N is the size hint): the corpus run with N dynamic and no divisibility guard
-# (results/2026-11-30-h200-corpus-dynamic.csv) had the fused kernels 1.05-4.0x slower than with N static.  With the
+# (results/superseded/2026-11-30-h200-corpus-dynamic-noguard.csv) had the fused kernels 1.05-4.0x slower than with N static.  With the
 # guard (choices._vector_size) the transposed stores of an N that is a multiple of 16 are vectors again; here the
 # looped one-tile kernel (a dynamic N has no persistent one) against one wave and two or four tiles a program, on the
 # shapes that had one tile a program (wide, odd, large) and two that keep one wave.  "" twice: the noise.
@@ -392,6 +392,15 @@ DYNAMIC4_PLAN = {shape: ["", "TILES_PER_PROGRAM=1", "TILES_PER_PROGRAM=2", ""] f
     ("F1-t", "fp32", 3152, 3072), ("F5-fp8-cast-transpose-dbias", "bf16", 8192, 4096),
     ("F5-fp8-cast-transpose-dbias", "bf16", 32768, 4096), ("F5-fp8-cast-transpose-dbias", "bf16", 25216, 3072),
     ("F5-fp8-cast-transpose-dbias", "bf16", 32768, 11008), ("F1-t", "bf16", 1024, 1024))}
+# Two cases the profitability rules leave to stock with N dynamic, against the row-tile grid: f32 with odd C and an
+# N that cannot be vectorized (rule 3c, measured with the looped kernels only) and the fp32 -> fp8 cast of a
+# 30522-column vocabulary (rule 3b; static measurements only), whose stock kernels ran at 1.80x and 2.46x copy SOL
+# with N dynamic.  "" is the default launch, fused (profitability off).
+DYNAMIC5_PLAN = {
+    ("F1-t", "fp32", 25229, 3067): ["", "TILES_PER_PROGRAM=0", ""],
+    ("F5-fp8-cast-transpose-dbias", "fp32", 4096, 30522): ["", "TILES_PER_PROGRAM=1", ""],
+    ("F1-t", "fp32", 8191, 4096): ["", "TILES_PER_PROGRAM=0", ""],
+}
 # The plans whose shapes and launches are fixed here: --shapes NAME runs FIXED_PLANS[NAME], {shape: launches}.
 FIXED_PLANS = {
     "check": CHECK_PLAN, "tune": TUNE_PLAN, "midwide": MIDWIDE_PLAN, "gate": GATE_PLAN, "oddcheck": ODDCHECK_PLAN,
@@ -403,7 +412,7 @@ FIXED_PLANS = {
     "prefetchcheck": PREFETCHCHECK_PLAN, "oddprefetch": ODDPREFETCH_PLAN, "bigtile": BIGTILE_PLAN,
     "bigtile2": BIGTILE2_PLAN, "fp8": FP8_PLAN, "fp8b": FP8B_PLAN, "dynamic": DYNAMIC_PLAN,
     "dynamic2": DYNAMIC2_PLAN, "dynamic3": DYNAMIC3_PLAN,
-    "dynamic4": DYNAMIC4_PLAN,
+    "dynamic4": DYNAMIC4_PLAN, "dynamic5": DYNAMIC5_PLAN,
 }
 PROGRAMS_PER_SM = [4, 8, 16, 32]
 SMALL_PROGRAMS_PER_SM = [1, 2, 4, 8, 16]
