@@ -31,7 +31,8 @@ from torch._inductor.runtime.hints import DeviceProperties
 from . import _torch_private, config
 from ._torch_private import DisableReduction, EnableReduction, FixedTritonConfig, V
 from .codegen.triton import FINISH_COMBINE, ReductionTransposeTritonKernel
-from .fx_passes.reduction_transpose import META_KEY, VECTOR_MULTIPLE, Site, row_symbol, vector_rows
+from .fx_passes.reduction_transpose import (META_KEY, VECTOR_MULTIPLE, Site, row_symbol, row_tile_grid_available,
+                                           vector_rows)
 from .runtime.triton_heuristics import MAX_RSPLIT, LaunchConfig, launch_config
 from .scheduler import origins, sites_in
 
@@ -135,7 +136,7 @@ def _row_tile_grid_allowed(features) -> bool:
     fp32_partials = (torch.float32, torch.bfloat16, torch.float16)
     return (len(reductions) == 1 and reductions[0].get_reduction_type() in FINISH_COMBINE
             and getattr(reductions[0].data, "src_dtype", None) in fp32_partials
-            and not (V.graph.aot_mode or V.graph.cpp_wrapper))
+            and row_tile_grid_available() and not (V.graph.aot_mode or V.graph.cpp_wrapper))
 
 
 def _single_loop(features) -> bool:

@@ -18,6 +18,7 @@ hashes the package's source files, joins the FX-graph cache key.
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import functools
 import logging
@@ -31,6 +32,7 @@ import torch._inductor.config as inductor_config
 from torch._inductor.choices import InductorChoices
 from torch._inductor.custom_graph_pass import CustomGraphModulePass, get_hash_for_files
 from torch._inductor.runtime.hints import DeviceProperties
+from torch._inductor.virtualized import V
 from torch._logging import trace_structured
 from torch.fx.experimental.symbolic_shapes import has_hint, size_hint, statically_known_true
 
@@ -154,9 +156,10 @@ def mark_sites(graph: torch.fx.Graph, foreign_choices: Optional[type] = None) ->
     """
     marked, decisions = [], []
     sites = find_sites(graph)
+    reductions_of = collections.Counter(site.transpose for site in sites)  # LayerNorm backward: 2 a copy
     for site in sites:
         node = _node(graph, site.reduction)
-        reason = skip_reason(site)
+        reason = skip_reason(site, reductions_of[site.transpose])
         if reason is None and foreign_choices is not None:
             reason = (f"Inductor's choices handler is a {foreign_choices.__qualname__} (config.inductor_choices_class),"
                       " not the package's ReductionTransposeChoices, so the reduction would still be split")
@@ -214,8 +217,9 @@ def _describe(n: torch.fx.Node) -> str:
 FP8_CAST_OPS = frozenset({"mul", "convert_element_type"})
 
 
-def skip_reason(site: Site) -> Optional[str]:
-    """Why ``site`` is left to stock Inductor, or None to fuse it.  The rules, in order:
+def skip_reason(site: Site, reductions: int = 1) -> Optional[str]:
+    """Why ``site`` is left to stock Inductor, or None to fuse it.  ``reductions``: how many sites pair a reduction
+    with the site's copy (LayerNorm backward: 2), which the kernel would hold.  The rules, in order:
 
     0. ``torch.use_deterministic_algorithms(True)`` asks for no atomics, and the fused finish takes an atomic ticket
        (its result is bitwise reproducible either way; stock's split reduction uses no atomics); and
@@ -246,12 +250,18 @@ def skip_reason(site: Site) -> Optional[str]:
        tried 1.07x; ``sweeps/2026-11-29-h200-sweep-{odd,check}.csv``).  With another producer (fp32[2048, 50257]
        a * b + 1: 1.08x), 16-bit rows (bf16[8192, 50257]: 1.15x) or 8-byte rows (fp32[4096, 30522]: 1.07x) the
        fused kernel is faster (corpus and main job, 2026-11-29).  LayerNorm backward's sites share ``v = g``, so
-       both of its sums follow the rule together (a wide odd-C fp32 one was not measured);
+       both of its sums follow the rule together (a wide odd-C fp32 one was not measured).  Not for the fp8 cast
+       with a dynamic N where the kernel can launch one program per row tile (:func:`row_tile_grid_available`, one
+       reduction): fp32 -> fp8 [4096, 30522] then ran at 1.41x copy SOL against stock's 2.05x with N dynamic, 1.73x
+       faster (``sweeps/2026-11-30-h200-sweep-dynamic5.csv``);
        c. ``v`` is f32 with an odd C and N is dynamic and not vectorizable (:func:`vector_rows`), so every access of
-          the fused kernel is a scalar both ways: f32[25229, 3067] with N dynamic ran at 0.92-0.95x of stock with one
-          wave and 1, 2 or 4 row tiles a program (``sweeps/2026-11-30-h200-sweep-dynamic{,2}.csv``) and 0.93-0.96x
-          in three corpus runs (``superseded/2026-11-30-h200-corpus-dynamic-*.csv``), while bf16[8191, 1021] (odd C
-          and N) ran 1.55-1.64x faster fused and f32[8191, 4096] (odd N only) 1.16x.
+          the fused kernel is a scalar both ways, and the kernel cannot launch one program per row tile (AOTInductor,
+          the cpp wrapper, several reductions): f32[25229, 3067] with N dynamic ran at 0.92-0.95x of stock with one
+          wave and 1, 2 or 4 looped row tiles a program (``sweeps/2026-11-30-h200-sweep-dynamic{,2}.csv``) and
+          0.93-0.96x in three corpus runs (``superseded/2026-11-30-h200-corpus-dynamic-*.csv``), while with one
+          program per row tile it ran 1.11x faster (1.62x and 1.63x copy SOL against stock's 1.81x,
+          ``sweeps/2026-11-30-h200-sweep-dynamic5.csv``); bf16[8191, 1021] (odd C and N) ran 1.55-1.64x faster fused
+          and f32[8191, 4096] (odd N only) 1.16x.
     """
     if torch.are_deterministic_algorithms_enabled():
         return "torch.use_deterministic_algorithms(True): the fused kernel's finish takes an atomic ticket"
@@ -283,18 +293,26 @@ def skip_reason(site: Site) -> Optional[str]:
         why = f"N={site.hints[0]}{hint}" if inductor_config.split_reductions else "split_reductions=False"
         return (f"stock already emits one unsplit kernel ({why}: its split factor is 1; "
                 "measured slower fused; reduction_transpose_fusion_profitability=False overrides)")
-    if site.itemsize == 4 and site.hints[1] % 2 and not site.rows.is_number and not vector_rows(site.rows,
-                                                                                              site.hints[0]):
+    row_tiles = not site.rows.is_number and reductions == 1 and row_tile_grid_available()
+    if (site.itemsize == 4 and site.hints[1] % 2 and not site.rows.is_number
+            and not vector_rows(site.rows, site.hints[0]) and not row_tiles):
         return (f"f32 with odd C={site.hints[1]} and a dynamic N whose size hint {site.hints[0]} is not a multiple of "
-                "16: every access is a scalar, measured slower fused (reduction_transpose_fusion_profitability=False "
-                "overrides)")
+                "16, without one program per row tile: every access is a scalar, measured slower fused "
+                "(reduction_transpose_fusion_profitability=False overrides)")
     copied_as_is = site.copy_ops <= VIEW_OPS
-    fp8_cast = site.itemsize == 1 and site.copy_ops <= VIEW_OPS | FP8_CAST_OPS
+    fp8_cast = site.itemsize == 1 and site.copy_ops <= VIEW_OPS | FP8_CAST_OPS and not row_tiles
     if (copied_as_is or fp8_cast) and site.itemsize != 2 and site.row_bytes[0] % 8 and wide:
         return (f"stock already emits one unsplit kernel for {'a copy' if copied_as_is else 'an fp8 cast'} with rows "
                 f"of {site.row_bytes[0]} bytes (measured no faster fused; "
                 "reduction_transpose_fusion_profitability=False overrides)")
     return None
+
+
+def row_tile_grid_available() -> bool:
+    """True if a fused kernel with a dynamic N may launch one program per row tile (``RowTileGrid``): the compiled
+    graph's wrapper is Python (the grid was not tried under AOTInductor or the cpp wrapper).  ``choices`` also needs
+    the kernel's partials all flagged (one sum, max or min with fp32 partials)."""
+    return not (V.aot_compilation or inductor_config.cpp_wrapper)
 
 
 # Triton vectorizes accesses along a dynamic N only if each of the kernel's size arguments in their addresses is

@@ -21,10 +21,9 @@ Rules, each from the H200 sweep recorded in ``benchmarks/results/`` (see README,
   full-size tensor of :data:`ONE_TILE_MIN_BYTES` or more (at most :data:`MAX_ONE_TILE_RSPLIT` row tiles), and for a
   plain copy with one odd extent; with a dynamic N, one program per row tile too (:class:`RowTileGrid`: the grid
   from N at launch), and also for aligned 16-bit kernels of one reduction and :data:`DYNAMIC_ROW_TILE_MIN_BYTES` or
-  more; where that grid cannot be (partials that are not flagged, AOTInductor) :data:`DYNAMIC_TILES_PER_PROGRAM`
-  (:data:`DYNAMIC_SCALAR_TILES_PER_PROGRAM` with odd C and N), looped, instead of one;
-  :data:`SCALAR_TILES_PER_PROGRAM` for
-  several reductions with odd C and N; none of these with a heavy producer or a 1-byte tensor (e.g. an fp8 output),
+  more and for a wide fp8 cast; where that grid cannot be (partials that are not flagged, AOTInductor)
+  :data:`DYNAMIC_TILES_PER_PROGRAM` (:data:`DYNAMIC_SCALAR_TILES_PER_PROGRAM` with odd C and N), looped, instead of
+  one; :data:`SCALAR_TILES_PER_PROGRAM` for several reductions with odd C and N; none of these with a heavy producer or a 1-byte tensor (e.g. an fp8 output),
   but for a large aligned cast from f32 to fp8 with a static N;
   otherwise one wave of resident programs (:data:`COPY_PROGRAMS_PER_SM` or :data:`PROGRAMS_PER_SM` per SM,
   rounded down; 1 on the wide path, whose column blocks alone fill two waves), at most :data:`MAX_RSPLIT`, at most
@@ -250,7 +249,9 @@ DYNAMIC_SCALAR_TILES_PER_PROGRAM = 2
 # fp16[4096, 3072] 1.241, 1.270 -> 1.100, and tied on bf16[1024, 1024] (2 MiB: 1.004, 1.068 -> 1.068), so it starts
 # at the smallest gain, 8 MiB; it lost for f32 (f32[4096, 768] 1.031, 1.033 -> 1.083, f32[3152, 3072] 1.044, 1.049
 # -> 1.062; f32[2048, 1024] flattened a tie) and for fp8 outputs (bf16 -> fp8 [32768, 4096] 1.201, 1.214 -> 1.295,
-# [25216, 3072] 1.173, 1.217 -> 1.270, [32768, 11008] 1.251, 1.252 -> 1.308), which keep one wave.
+# [25216, 3072] 1.173, 1.217 -> 1.270, [32768, 11008] 1.251, 1.252 -> 1.308), which keep one wave, but on the wide
+# path: the fp32 -> fp8 cast of [4096, 30522] ran at 1.41x copy SOL with the grid against 2.05x with one wave
+# (stock 2.44x; -sweep-dynamic5.csv).
 DYNAMIC_ROW_TILE_MIN_BYTES = 8 << 20
 # CUDA's gridDim.x limit: RSPLIT is the grid's dim 0 (the heuristic's stays far below; config checks an override's)
 MAX_GRID_X = 2**31 - 1
@@ -356,10 +357,10 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
     one_byte = narrowest == 1 and not (large and static_rows and widest >= 4 and not wide and not per_thread)
     default_tiles = _tiles_per_program(per_thread, heavy, copy, reductions, one_byte, few_splits or large)
     if not static_rows:
-        aligned_16bit = (not per_thread and narrowest == widest == 2 and reductions == 1
-                         and rows * cols * widest >= DYNAMIC_ROW_TILE_MIN_BYTES)
+        row_tiles_win = not per_thread and reductions == 1 and (
+            narrowest == widest == 2 and rows * cols * widest >= DYNAMIC_ROW_TILE_MIN_BYTES or narrowest == 1 and wide)
         default_tiles = _dynamic_tiles(default_tiles, row_tile_grid, per_thread == SCALAR_ELEMENTS_PER_THREAD,
-                                       aligned_16bit)
+                                       row_tiles_win)
     tiles_per_program = override.get("TILES_PER_PROGRAM", default_tiles)
     if wide and not tiles_per_program:
         default_rsplit = 1
@@ -437,13 +438,13 @@ def _tiles_per_program(per_thread: int, heavy: bool, copy: bool, reductions: int
     return 1 if few_splits_or_large and reductions == 1 else 0
 
 
-def _dynamic_tiles(tiles: int, row_tile_grid: bool, scalar: bool, aligned_16bit: bool) -> int:
+def _dynamic_tiles(tiles: int, row_tile_grid: bool, scalar: bool, row_tiles_win: bool) -> int:
     """Row tiles a program with a dynamic N, from ``tiles``, a static N's.  With the row-tile grid: one where a static
-    N takes one, and for an aligned 16-bit kernel of one reduction that a static N keeps on one wave
-    (:data:`DYNAMIC_ROW_TILE_MIN_BYTES`).  Without it, where a static N takes one: :data:`DYNAMIC_TILES_PER_PROGRAM`
-    looped tiles (:data:`DYNAMIC_SCALAR_TILES_PER_PROGRAM` for the scalar tile)."""
+    N takes one, and where ``row_tiles_win`` though a static N keeps one wave (an aligned 16-bit kernel of one
+    reduction, :data:`DYNAMIC_ROW_TILE_MIN_BYTES`; a wide fp8 cast).  Without it, where a static N takes one:
+    :data:`DYNAMIC_TILES_PER_PROGRAM` looped tiles (:data:`DYNAMIC_SCALAR_TILES_PER_PROGRAM` for the scalar tile)."""
     if row_tile_grid:
-        return 1 if aligned_16bit else tiles
+        return 1 if row_tiles_win else tiles
     if tiles == 1:
         return DYNAMIC_SCALAR_TILES_PER_PROGRAM if scalar else DYNAMIC_TILES_PER_PROGRAM
     return tiles

@@ -166,15 +166,20 @@ def test_a_dynamic_c_is_not_guarded():
     assert "'XBLOCK': 32" in re.search(r"config=(\{.*?\})", fused).group(1)  # scalar loads: XBLOCK shrinks
 
 
-@pytest.mark.parametrize("dtype,rows,fuses", [(torch.float32, 25229, False), (torch.float32, 25232, True),
-                                              (torch.bfloat16, 25229, True)])
-def test_f32_with_odd_c_and_an_unaligned_dynamic_n_is_left_to_stock(dtype, rows, fuses, decisions):
-    """Profitability rule 3c: every access scalar, f32[25229, 3067] ran 0.92-0.96x of stock fused with N dynamic."""
-    specs = [((rows, 3067), dtype)]
-    interpret.generate(families.f1_t, interpret.fake_inputs(*specs, dynamic=(0,)), reduction_transpose_fusion=True)
+@pytest.mark.parametrize("fn,dtype,rows,fuses", [
+    (families.f3_layernorm_backward, torch.float32, 25229, False), (families.f1_t, torch.float32, 25229, True),
+    (families.f3_layernorm_backward, torch.float32, 25232, True), (families.f3_layernorm_backward, torch.bfloat16, 25229, True),
+], ids=["f32-two-reductions", "f32-row-tiles", "f32-aligned-N", "bf16"])
+def test_f32_with_odd_c_and_an_unaligned_dynamic_n_fuses_only_with_row_tiles(fn, dtype, rows, fuses, decisions):
+    """Profitability rule 3c: every access scalar, f32[25229, 3067] ran 0.92-0.96x of stock fused with N dynamic and
+    looped kernels, and 1.11x faster with one program per row tile, which one reduction gets (two keep the loop)."""
+    specs = [((rows, 3067), dtype)] * (2 if fn is families.f3_layernorm_backward else 1)
+    src = interpret.generate(fn, interpret.fake_inputs(*specs, dynamic=(0,)), reduction_transpose_fusion=True)
     assert any(r.startswith("fused ") for r in decisions) == fuses, decisions
     if not fuses:
         assert any("dynamic N whose size hint 25229 is not a multiple of 16" in r for r in decisions), decisions
+    if fn is families.f1_t:
+        assert "RowTileGrid" in src
 
 
 ROW_TILES = "XBLOCK=32,R0_BLOCK=16,TILES_PER_PROGRAM=1"  # one program per 16-row tile: many programs at small N
