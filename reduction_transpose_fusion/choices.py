@@ -117,7 +117,7 @@ class ReductionTransposeChoices(InductorChoices):
             flagged_partials=launch.chunked_finish and reductions == 1,
             finish_group=launch.finish_group,
             prefetch=launch.prefetch,
-            row_tile_grid=launch.row_tile_grid and last_block,
+            row_tile_grid=launch.row_tile_grid,  # off for a grid-barrier finish (_co_resident)
         )
         return kwargs
 
@@ -130,13 +130,15 @@ def _reduction_types(features) -> set[str]:
 def _row_tile_grid_allowed(features) -> bool:
     """True if a kernel with a dynamic N may launch one program per row tile (``RowTileGrid``): its partials are all
     flagged words, whose buffer the kernel sizes from N (one sum, max or min whose partials are fp32: of fp32, bf16 or
-    fp16 values; a ticketed workspace is sized by the config's RSPLIT), and the wrapper is Python (the grid was not
-    tried in the cpp wrapper or AOTInductor)."""
+    fp16 values; a ticketed workspace is sized by the config's RSPLIT), the wrapper is Python (the grid was not tried
+    in the cpp wrapper or AOTInductor), and N is at least 1 (under ``backed_size_oblivious`` N may be 0, and a grid
+    of no programs writes no result: found by a review, 2026-11-30).  The pass predicts this for its rules
+    (``expects_row_tiles``)."""
     reductions = [n.node for n in features.scheduler_nodes() if n.is_reduction()]
     fp32_partials = (torch.float32, torch.bfloat16, torch.float16)
     return (len(reductions) == 1 and reductions[0].get_reduction_type() in FINISH_COMBINE
-            and getattr(reductions[0].data, "src_dtype", None) in fp32_partials
-            and row_tile_grid_available() and not (V.graph.aot_mode or V.graph.cpp_wrapper))
+            and getattr(reductions[0].data, "src_dtype", None) in fp32_partials and row_tile_grid_available()
+            and V.graph.sizevars.shape_env.bound_sympy(features.reduction_numel).lower >= 1)
 
 
 def _single_loop(features) -> bool:
@@ -204,8 +206,8 @@ def _grid_y_fits(cols: sympy.Expr, xblock: int) -> bool:
 # corpus-dynamic-noguard.csv) the fused kernels ran up to 4.0x slower than with N static, and slower than stock on
 # five corpus cases (huge/F1 0.40x, gpt2/F1-vocab 0.45x); with the guard the worst was 0.91x (-guard-both.csv), then
 # 0.96x with the tiles of DYNAMIC_TILES_PER_PROGRAM (-tiles.csv), and 0.99x with profitability rule 3c
-# (superseded/2026-11-30-h200-corpus-dynamic-session13.csv).  Only N is guarded: its guard costs at most one recompile (the first N that
-# breaks it), and C, a hidden size, is seldom dynamic.
+# (superseded/2026-11-30-h200-corpus-dynamic-session13.csv).  Only N is guarded: its guard costs at most one
+# recompile (the first N that breaks it), and C, a hidden size, is seldom dynamic.
 
 
 def _vector_rows(rows: sympy.Expr) -> bool:

@@ -37,6 +37,7 @@ from torch._logging import trace_structured
 from torch.fx.experimental.symbolic_shapes import has_hint, size_hint, statically_known_true
 
 from .. import _torch_private, config
+from ..runtime.triton_heuristics import TRANSCENDENTAL
 
 log = logging.getLogger(__name__)
 aten = torch.ops.aten
@@ -159,7 +160,7 @@ def mark_sites(graph: torch.fx.Graph, foreign_choices: Optional[type] = None) ->
     reductions_of = collections.Counter(site.transpose for site in sites)  # LayerNorm backward: 2 a copy
     for site in sites:
         node = _node(graph, site.reduction)
-        reason = skip_reason(site, reductions_of[site.transpose])
+        reason = skip_reason(site, expects_row_tiles(graph, site, reductions_of[site.transpose]))
         if reason is None and foreign_choices is not None:
             reason = (f"Inductor's choices handler is a {foreign_choices.__qualname__} (config.inductor_choices_class),"
                       " not the package's ReductionTransposeChoices, so the reduction would still be split")
@@ -217,9 +218,9 @@ def _describe(n: torch.fx.Node) -> str:
 FP8_CAST_OPS = frozenset({"mul", "convert_element_type"})
 
 
-def skip_reason(site: Site, reductions: int = 1) -> Optional[str]:
-    """Why ``site`` is left to stock Inductor, or None to fuse it.  ``reductions``: how many sites pair a reduction
-    with the site's copy (LayerNorm backward: 2), which the kernel would hold.  The rules, in order:
+def skip_reason(site: Site, row_tiles: bool = False) -> Optional[str]:
+    """Why ``site`` is left to stock Inductor, or None to fuse it.  ``row_tiles``: whether its kernel is expected to
+    launch one program per row tile of a dynamic N (:func:`expects_row_tiles`).  The rules, in order:
 
     0. ``torch.use_deterministic_algorithms(True)`` asks for no atomics, and the fused finish takes an atomic ticket
        (its result is bitwise reproducible either way; stock's split reduction uses no atomics); and
@@ -251,12 +252,12 @@ def skip_reason(site: Site, reductions: int = 1) -> Optional[str]:
        a * b + 1: 1.08x), 16-bit rows (bf16[8192, 50257]: 1.15x) or 8-byte rows (fp32[4096, 30522]: 1.07x) the
        fused kernel is faster (corpus and main job, 2026-11-29).  LayerNorm backward's sites share ``v = g``, so
        both of its sums follow the rule together (a wide odd-C fp32 one was not measured).  Not for the fp8 cast
-       with a dynamic N where the kernel can launch one program per row tile (:func:`row_tile_grid_available`, one
-       reduction): fp32 -> fp8 [4096, 30522] then ran at 1.41x copy SOL against stock's 2.05x with N dynamic, 1.73x
+       with a dynamic N where the kernel is expected to launch one program per row tile (``row_tiles``):
+       fp32 -> fp8 [4096, 30522] then ran at 1.41x copy SOL against stock's 2.05x with N dynamic, 1.73x
        faster (``sweeps/2026-11-30-h200-sweep-dynamic5.csv``);
        c. ``v`` is f32 with an odd C and N is dynamic and not vectorizable (:func:`vector_rows`), so every access of
-          the fused kernel is a scalar both ways, and the kernel cannot launch one program per row tile (AOTInductor,
-          the cpp wrapper, several reductions): f32[25229, 3067] with N dynamic ran at 0.92-0.95x of stock with one
+          the fused kernel is a scalar both ways, and the kernel is not expected to launch one program per row tile
+          (``row_tiles``; AOTInductor, the cpp wrapper, several reductions, ...): f32[25229, 3067] with N dynamic ran at 0.92-0.95x of stock with one
           wave and 1, 2 or 4 looped row tiles a program (``sweeps/2026-11-30-h200-sweep-dynamic{,2}.csv``) and
           0.93-0.96x in three corpus runs (``superseded/2026-11-30-h200-corpus-dynamic-*.csv``), while with one
           program per row tile it ran 1.11x faster (1.62x and 1.63x copy SOL against stock's 1.81x,
@@ -293,7 +294,6 @@ def skip_reason(site: Site, reductions: int = 1) -> Optional[str]:
         why = f"N={site.hints[0]}{hint}" if inductor_config.split_reductions else "split_reductions=False"
         return (f"stock already emits one unsplit kernel ({why}: its split factor is 1; "
                 "measured slower fused; reduction_transpose_fusion_profitability=False overrides)")
-    row_tiles = not site.rows.is_number and reductions == 1 and row_tile_grid_available()
     if (site.itemsize == 4 and site.hints[1] % 2 and not site.rows.is_number
             and not vector_rows(site.rows, site.hints[0]) and not row_tiles):
         return (f"f32 with odd C={site.hints[1]} and a dynamic N whose size hint {site.hints[0]} is not a multiple of "
@@ -306,6 +306,45 @@ def skip_reason(site: Site, reductions: int = 1) -> Optional[str]:
                 f"of {site.row_bytes[0]} bytes (measured no faster fused; "
                 "reduction_transpose_fusion_profitability=False overrides)")
     return None
+
+
+def expects_row_tiles(graph: torch.fx.Graph, site: Site, reductions: int) -> bool:
+    """Whether the fused kernel of ``site`` will launch one program per row tile of a dynamic N, as far as the graph
+    tells before Inductor builds the kernel; ``choices`` decides on the kernel (``_row_tile_grid_allowed``,
+    ``launch_config``), and where it does not take the grid the kernel is slower than expected, never wrong.  Needed:
+    N dynamic and at least 1 in its value range (under ``backed_size_oblivious`` it may be 0, and a grid of no
+    programs writes no result); ``reductions``, the sites pairing a reduction with the site's copy, is 1; that
+    reduction's result is fp32, bf16 or fp16 (flagged fp32 partials) and read by no full-size op (which could put it in
+    a later loop of the kernel, with the grid-barrier finish); no transcendental producer (a heavy kernel keeps one
+    wave); a Python wrapper (:func:`row_tile_grid_available`); for a 1-byte copy (an fp8 cast), the launch's own
+    conditions: from f32, wide, even C and an N that can be vectorized."""
+    if site.rows.is_number or reductions != 1 or site.hints is None or not row_tile_grid_available():
+        return False
+    reduction, source = _node(graph, site.reduction), _node(graph, site.source)
+    if getattr(reduction.meta.get("val"), "dtype", None) not in (torch.float32, torch.bfloat16, torch.float16):
+        return False
+    full = site.hints[0] * site.hints[1]
+    if any(_numel_hint(user) >= full for user in reduction.users):
+        return False
+    if site.producer_ops & TRANSCENDENTAL or _lower_bound(source, site.rows) < 1:
+        return False
+    return site.itemsize != 1 or (source.meta["val"].dtype == torch.float32 and _wide(site) and site.hints[1] % 2 == 0
+                                  and vector_rows(site.rows, site.hints[0]))
+
+
+def _numel_hint(node: torch.fx.Node) -> int:
+    """Elements of ``node``'s value from size hints (0 where it has no tensor value)."""
+    val = node.meta.get("val")
+    return size_hint(val.numel()) if isinstance(val, torch.Tensor) else 0
+
+
+def _lower_bound(node: torch.fx.Node, expr: sympy.Expr) -> float:
+    """The least value of the dynamic size ``expr`` of ``node``'s tensor in its shape environment's value ranges; 0
+    where none is found."""
+    for size in getattr(node.meta.get("val"), "shape", ()):
+        if isinstance(size, torch.SymInt):
+            return size.node.shape_env.bound_sympy(expr).lower
+    return 0
 
 
 def row_tile_grid_available() -> bool:

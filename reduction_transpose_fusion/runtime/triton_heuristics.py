@@ -357,8 +357,9 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
     one_byte = narrowest == 1 and not (large and static_rows and widest >= 4 and not wide and not per_thread)
     default_tiles = _tiles_per_program(per_thread, heavy, copy, reductions, one_byte, few_splits or large)
     if not static_rows:
-        row_tiles_win = not per_thread and reductions == 1 and (
-            narrowest == widest == 2 and rows * cols * widest >= DYNAMIC_ROW_TILE_MIN_BYTES or narrowest == 1 and wide)
+        row_tiles_win = not per_thread and reductions == 1 and (  # 16-bit, or the cast of f32 to fp8 on the wide path
+            narrowest == widest == 2 and rows * cols * widest >= DYNAMIC_ROW_TILE_MIN_BYTES
+            or narrowest == 1 and widest == 4 and wide)
         default_tiles = _dynamic_tiles(default_tiles, row_tile_grid, per_thread == SCALAR_ELEMENTS_PER_THREAD,
                                        row_tiles_win)
     tiles_per_program = override.get("TILES_PER_PROGRAM", default_tiles)
@@ -393,7 +394,8 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
         tiles_per_program=0 if "RSPLIT" in override else tiles_per_program,
         finish_group=override.get("FINISH_GROUP", FINISH_GROUP),
         prefetch=bool(override.get("PREFETCH", 0 < per_thread <= PREFETCH_MAX_ELEMENTS_PER_THREAD
-                                   and narrowest == widest == PREFETCH_ITEMSIZE and tiles_per_program != 1)),
+                                   and narrowest == widest == PREFETCH_ITEMSIZE and tiles_per_program != 1))
+                      and not row_tile_grid,  # its kernel has no loop
         row_tile_grid=row_tile_grid,
     )
 

@@ -229,6 +229,23 @@ def test_no_row_tile_grid_where_a_partial_is_not_a_flagged_word(fn, dtype):
             check(fn, [x], fused, stock)
 
 
+def test_no_row_tile_grid_where_n_may_be_zero():
+    """Under ``backed_size_oblivious`` one graph serves N = 0, where a grid of ceil(N / R0_BLOCK) programs would launch
+    none and leave the sum unwritten (review, 2026-11-30): the kernel keeps Inductor's grid and writes zeros."""
+    import torch.fx.experimental._config as exp_config
+
+    with unittest.mock.patch.object(exp_config, "backed_size_oblivious", True):
+        fake = interpret.fake_inputs(((300, 32), torch.bfloat16), dynamic=(0,))
+        src = interpret.generate(families.f1_t, fake, reduction_transpose_fusion=True,
+                                 reduction_transpose_fusion_launch_config=ROW_TILES)
+    assert "RowTileGrid" not in src and n_kernels(src) == 1
+    copy, total = interpret.run_on_cpu(src, [torch.ones(0, 32, dtype=torch.bfloat16)])
+    assert copy.shape == (32, 0) and torch.equal(total, torch.zeros(32, dtype=torch.bfloat16))
+    x = randn(300, 32, dtype=torch.bfloat16)
+    copy, total = interpret.run_on_cpu(src, [x])
+    assert torch.equal(copy, x.t()) and families.rel_err(total, x.double().sum(0)) <= 1e-2
+
+
 def test_dynamic_flattened_leading_dims():
     case = families.CASES["F4-flatten"]
     x = randn(2, 150, 64, dtype=torch.bfloat16)

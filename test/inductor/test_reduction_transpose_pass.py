@@ -124,20 +124,62 @@ def test_wide_plain_copies_without_a_gain_stay_stock():
 
 
 def test_a_dynamic_n_with_row_tiles_fuses_what_rules_3b_and_3c_leave_to_stock():
-    """With N dynamic a kernel of one reduction launches one program per row tile (Python wrapper only), measured
-    faster than stock for the wide fp32 -> fp8 cast (1.73x) and for f32 with odd C and an unaligned N (1.11x); with
-    two reductions or the cpp wrapper (AOTInductor too) the rules stand."""
+    """A kernel expected to launch one program per row tile of a dynamic N was measured faster than stock for the
+    wide fp32 -> fp8 cast (1.73x) and for f32 with odd C and an unaligned N (1.11x); without it the rules stand."""
     dynamic = lambda s: dataclasses.replace(s, rows=sympy.Symbol("s0", positive=True, integer=True))  # noqa: E731
     (fp8,) = rt.find_sites(trace(families.f5_fp8_cast_transpose_dbias, torch.randn(1024, 30522), torch.tensor(2.0)))
     odd = site(1031, 1021)
     assert rt.skip_reason(odd) is None and "an fp8 cast" in rt.skip_reason(fp8)  # N static
-    assert rt.skip_reason(dynamic(fp8)) is None and rt.skip_reason(dynamic(odd)) is None
-    assert "an fp8 cast" in rt.skip_reason(dynamic(fp8), reductions=2)
-    assert "without one program per row tile" in rt.skip_reason(dynamic(odd), reductions=2)
-    with inductor_config.patch(cpp_wrapper=True):
-        assert not rt.row_tile_grid_available()
-        assert "an fp8 cast" in rt.skip_reason(dynamic(fp8))
-        assert "without one program per row tile" in rt.skip_reason(dynamic(odd))
+    assert rt.skip_reason(dynamic(fp8), row_tiles=True) is None and rt.skip_reason(dynamic(odd), row_tiles=True) is None
+    assert "an fp8 cast" in rt.skip_reason(dynamic(fp8))
+    assert "without one program per row tile" in rt.skip_reason(dynamic(odd))
+
+
+def symbolic(fn, *inputs):
+    """(graph, sites) with every size of the inputs symbolic (hints: the inputs' sizes)."""
+    graph = make_fx(fn, decomposition_table=select_decomp_table(), tracing_mode="symbolic")(*inputs).graph
+    return graph, rt.find_sites(graph)
+
+
+def sum_read_by_a_full_size_op(x):
+    s = x.sum(0)
+    return x.t().contiguous(), s, x - s
+
+
+def fp64_sum(x):
+    return x.t().contiguous(), x.sum(0, dtype=torch.float64)
+
+
+@pytest.mark.parametrize("fn,inputs,reductions,expected", [
+    (families.f1_t, [torch.randn(1031, 1021)], 1, True),
+    (families.f1_t, [torch.randn(1031, 1021)], 2, False),  # LayerNorm backward's two sums: the ticket
+    (families.f2_gelu_backward, [torch.randn(1031, 1021)] * 2, 1, False),  # heavy: one wave
+    (sum_read_by_a_full_size_op, [torch.randn(1031, 1021)], 1, False),  # maybe a later loop: the grid barrier
+    (fp64_sum, [torch.randn(1031, 1021)], 1, False),  # fp64 partials: a ticketed workspace
+    (families.f5_fp8_cast_transpose_dbias, [torch.randn(1024, 30522), torch.tensor(2.0)], 1, True),
+    (families.f5_fp8_cast_transpose_dbias, [torch.randn(1024, 30522).bfloat16(), torch.tensor(2.0)], 1, False),
+    (families.f5_fp8_cast_transpose_dbias, [torch.randn(1028, 30522), torch.tensor(2.0)], 1, False),  # scalar N
+], ids=["copy", "two-reductions", "gelu", "later-loop", "fp64", "fp8-from-f32", "fp8-from-bf16", "fp8-scalar-n"])
+def test_the_pass_expects_row_tiles_where_choices_will_launch_them(fn, inputs, reductions, expected):
+    """The pass's prediction (rules 3b and 3c) follows what choices and the launch heuristic need for the grid."""
+    graph, sites = symbolic(fn, *inputs)
+    (s,) = [x for x in sites if x.reduction == sites[0].reduction]
+    assert not s.rows.is_number
+    assert rt.expects_row_tiles(graph, s, reductions) == expected
+    if expected:
+        with inductor_config.patch(cpp_wrapper=True):
+            assert not rt.expects_row_tiles(graph, s, reductions)
+
+
+def test_no_row_tiles_where_n_may_be_zero():
+    """Under ``backed_size_oblivious`` a dynamic N may be 0, and a grid of no programs would write no result."""
+    import unittest.mock
+
+    import torch.fx.experimental._config as exp_config
+
+    with unittest.mock.patch.object(exp_config, "backed_size_oblivious", True):
+        graph, (s,) = symbolic(families.f1_t, torch.randn(1031, 1021))
+    assert not rt.expects_row_tiles(graph, s, 1)
 
 
 def test_the_wide_rule_looks_at_the_copy_not_the_reductions():

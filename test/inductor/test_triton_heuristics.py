@@ -179,6 +179,7 @@ def test_no_wider_tile_elsewhere(args, kwargs):
     (1021, 8191, 2, 2, {}, 1),  # the scalar tile
     (30522, 4096, 1, 4, {"ops": 2}, 1),  # the wide fp32 -> fp8 cast (1.41x copy SOL against 2.05x one wave)
     (11008, 32768, 1, 2, {"ops": 2}, 0),  # an fp8 cast off the wide path keeps one wave
+    (30522, 4096, 1, 2, {"ops": 2}, 0),  # the wide bf16 -> fp8 cast: not measured, one wave
 ])
 def test_a_dynamic_n_takes_the_row_tile_grid(cols, rows, narrowest, widest, kwargs, tiles):
     """With N dynamic and the row-tile grid allowed (choices: flagged partials, Python wrapper), one program per row
