@@ -81,10 +81,14 @@ class ReductionTransposeChoices(InductorChoices):
         moved = moved if copies else 0
         static_cols = bool(features.numel.is_number)
         # may guard N (before the launch, which depends on it; a site the grid-y check skips below keeps the guard)
+        no_grid = None if static_rows else _no_row_tile_grid(features)
         vector = dict(vector_rows=_vector_rows(features.reduction_numel), vector_cols=_vector_cols(features.numel),
-                      row_tile_grid=not static_rows and _row_tile_grid_allowed(features))
+                      row_tile_grid=not static_rows and no_grid is None)
         launch = launch_config(cols, rows, narrowest, widest, num_sms, config.launch_override(), ops, reductions,
                                producer_ops, static_rows, moved, static_cols, **vector)
+        if no_grid and launch.tiles_per_program:
+            log.info("%s: no row-tile grid with the dynamic N=%s: %s; %d looped row tiles a program", names,
+                     features.reduction_numel, no_grid, launch.tiles_per_program)
         last_block = _single_loop(features)
         if launch.chunked_finish and not (last_block and _reduction_types(features) <= FINISH_COMBINE.keys()):
             log.info("%s: one-wave launch instead of %s: only the last-program finish combines partials in chunks, "
@@ -127,18 +131,24 @@ def _reduction_types(features) -> set[str]:
     return {n.node.get_reduction_type() for n in features.scheduler_nodes() if n.is_reduction()}
 
 
-def _row_tile_grid_allowed(features) -> bool:
-    """True if a kernel with a dynamic N may launch one program per row tile (``RowTileGrid``): its partials are all
-    flagged words, whose buffer the kernel sizes from N (one sum, max or min whose partials are fp32: of fp32, bf16 or
-    fp16 values; a ticketed workspace is sized by the config's RSPLIT), the wrapper is Python (the grid was not tried
-    in the cpp wrapper or AOTInductor), and N is at least 1 (under ``backed_size_oblivious`` N may be 0, and a grid
-    of no programs writes no result: found by a review, 2026-11-30).  The pass predicts this for its rules
-    (``expects_row_tiles``)."""
+def _no_row_tile_grid(features) -> Optional[str]:
+    """Why a kernel with a dynamic N may not launch one program per row tile (``RowTileGrid``), or None if it may.
+    It needs its partials all flagged words, whose buffer the kernel sizes from N (one sum, max or min whose partials
+    are fp32: of fp32, bf16 or fp16 values; a ticketed workspace is sized by the config's RSPLIT), a Python wrapper
+    (the grid was not tried in the cpp wrapper or AOTInductor), and N at least 1 (under ``backed_size_oblivious`` N
+    may be 0, and a grid of no programs writes no result: found by a review, 2026-11-30).  The pass predicts this for
+    its rules (``expects_row_tiles``)."""
     reductions = [n.node for n in features.scheduler_nodes() if n.is_reduction()]
-    fp32_partials = (torch.float32, torch.bfloat16, torch.float16)
-    return (len(reductions) == 1 and reductions[0].get_reduction_type() in FINISH_COMBINE
-            and getattr(reductions[0].data, "src_dtype", None) in fp32_partials and row_tile_grid_available()
-            and V.graph.sizevars.shape_env.bound_sympy(features.reduction_numel).lower >= 1)
+    if len(reductions) != 1:
+        return f"{len(reductions)} reductions (their partials take the ticket)"
+    reduction_type, src_dtype = reductions[0].get_reduction_type(), getattr(reductions[0].data, "src_dtype", None)
+    if reduction_type not in FINISH_COMBINE or src_dtype not in (torch.float32, torch.bfloat16, torch.float16):
+        return f"a {reduction_type} of {src_dtype} (its partials are not flagged fp32 words)"
+    if not row_tile_grid_available():
+        return "the cpp wrapper or AOTInductor (the grid was tried with the Python wrapper only)"
+    if V.graph.sizevars.shape_env.bound_sympy(features.reduction_numel).lower < 1:
+        return "N may be 0 (a grid of no programs would write no result)"
+    return None
 
 
 def _single_loop(features) -> bool:

@@ -310,7 +310,7 @@ def skip_reason(site: Site, row_tiles: bool = False) -> Optional[str]:
 
 def expects_row_tiles(graph: torch.fx.Graph, site: Site, reductions: int) -> bool:
     """Whether the fused kernel of ``site`` will launch one program per row tile of a dynamic N, as far as the graph
-    tells before Inductor builds the kernel; ``choices`` decides on the kernel (``_row_tile_grid_allowed``,
+    tells before Inductor builds the kernel; ``choices`` decides on the kernel (``_no_row_tile_grid``,
     ``launch_config``), and where it does not take the grid the kernel is slower than expected, never wrong.  Needed:
     N dynamic and at least 1 in its value range (under ``backed_size_oblivious`` it may be 0, and a grid of no
     programs writes no result); ``reductions``, the sites pairing a reduction with the site's copy, is 1; that

@@ -22,6 +22,7 @@ from reduction_transpose_fusion._torch_private import ROW_LOOP
 from reduction_transpose_fusion.choices import ReductionTransposeChoices
 from reduction_transpose_fusion.codegen.triton import RSPLIT_FROM_GRID
 from reduction_transpose_fusion_testing import families, interpret
+from reduction_transpose_fusion_testing.logs import decision_log
 from reduction_transpose_fusion_testing.processes import run_python
 from reduction_transpose_fusion_testing.edge_cases import (
     broadcast_column,
@@ -217,9 +218,12 @@ def test_no_row_tile_grid_where_a_partial_is_not_a_flagged_word(fn, dtype):
     """A ticketed partial's workspace is sized by the config's RSPLIT, so its kernel keeps the looped one-tile launch
     (TILES_PER_PROGRAM=1 with a dynamic N, Inductor's grid) and stays correct at a larger N."""
     x = randn(300, 32, dtype=dtype)
-    fused, stock = compile_both(fn, [x], dynamic=(0,), reduction_transpose_fusion_launch_config=ROW_TILES)
+    with decision_log() as records:
+        fused, stock = compile_both(fn, [x], dynamic=(0,), reduction_transpose_fusion_launch_config=ROW_TILES)
     (kernel,) = interpret.kernel_sources(fused).values()
     assert "RowTileGrid" not in kernel and ROW_LOOP in kernel
+    why = "2 reductions" if fn is families.f3_amax else "a sum of torch.float64"
+    assert any("no row-tile grid with the dynamic N" in r and why in r for r in records), records  # the log says why
     for rows in (300, 1201):
         x = randn(rows, 32, dtype=dtype, seed=rows)
         if dtype == torch.float64:  # no fp64 tolerance in check(): the sum to fp64 rounding, the copy bit-exact
@@ -234,11 +238,12 @@ def test_no_row_tile_grid_where_n_may_be_zero():
     none and leave the sum unwritten (review, 2026-11-30): the kernel keeps Inductor's grid and writes zeros."""
     import torch.fx.experimental._config as exp_config
 
-    with unittest.mock.patch.object(exp_config, "backed_size_oblivious", True):
+    with unittest.mock.patch.object(exp_config, "backed_size_oblivious", True), decision_log() as records:
         fake = interpret.fake_inputs(((300, 32), torch.bfloat16), dynamic=(0,))
         src = interpret.generate(families.f1_t, fake, reduction_transpose_fusion=True,
                                  reduction_transpose_fusion_launch_config=ROW_TILES)
     assert "RowTileGrid" not in src and n_kernels(src) == 1
+    assert any("N may be 0" in r for r in records), records
     copy, total = interpret.run_on_cpu(src, [torch.ones(0, 32, dtype=torch.bfloat16)])
     assert copy.shape == (32, 0) and torch.equal(total, torch.zeros(32, dtype=torch.bfloat16))
     x = randn(300, 32, dtype=torch.bfloat16)
