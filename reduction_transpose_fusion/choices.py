@@ -24,15 +24,14 @@ import logging
 from typing import Any, Optional
 
 import sympy
-import torch
 from torch._inductor.choices import InductorChoices
 from torch._inductor.runtime.hints import DeviceProperties
 
 from . import _torch_private, config
 from ._torch_private import DisableReduction, EnableReduction, FixedTritonConfig, V
 from .codegen.triton import FINISH_COMBINE, ReductionTransposeTritonKernel
-from .fx_passes.reduction_transpose import (META_KEY, VECTOR_MULTIPLE, Site, row_symbol, row_tile_grid_available,
-                                           vector_rows)
+from .fx_passes.reduction_transpose import (FLAGGED_DTYPES, META_KEY, VECTOR_MULTIPLE, Site, row_symbol,
+                                           row_tile_grid_available, vector_rows)
 from .runtime.triton_heuristics import MAX_RSPLIT, LaunchConfig, launch_config
 from .scheduler import origins, sites_in
 
@@ -142,7 +141,7 @@ def _no_row_tile_grid(features) -> Optional[str]:
     if len(reductions) != 1:
         return f"{len(reductions)} reductions (their partials take the ticket)"
     reduction_type, src_dtype = reductions[0].get_reduction_type(), getattr(reductions[0].data, "src_dtype", None)
-    if reduction_type not in FINISH_COMBINE or src_dtype not in (torch.float32, torch.bfloat16, torch.float16):
+    if reduction_type not in FINISH_COMBINE or src_dtype not in FLAGGED_DTYPES:
         return f"a {reduction_type} of {src_dtype} (its partials are not flagged fp32 words)"
     if not row_tile_grid_available():
         return "the cpp wrapper or AOTInductor (the grid was tried with the Python wrapper only)"

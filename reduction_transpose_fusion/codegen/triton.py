@@ -339,14 +339,11 @@ def one_program_per_row_tile(source: str) -> str:
     for line in (PROGRAM_ID_LINE, _torch_private.ROW_LOOP):
         if source.count(line) != 1:
             raise AssertionError(f"expected {line!r} once in the kernel source, found it {source.count(line)} times")
-    source = re.sub(r"^( *)" + re.escape(PROGRAM_ID_LINE) + r"\n", lambda m: f"{m.group(0)}{m.group(1)}{RSPLIT_FROM_GRID}\n",
-                    source, count=1, flags=re.M)
-    m = _ROW_LOOP_LINE.search(source)
-    indent, tail = m.group(1), source[m.end():].split("\n")
-    count = next((i for i, line in enumerate(tail) if line.strip() and not line.startswith(indent + "    ")), len(tail))
-    body = [line[4:] for line in tail[:count]]  # one level less; a blank line is shorter, and stays blank
+    source = re.sub(r"^( *)" + re.escape(PROGRAM_ID_LINE) + r"\n",
+                    lambda m: f"{m.group(0)}{m.group(1)}{RSPLIT_FROM_GRID}\n", source, count=1, flags=re.M)
+    before, indent, stmts, after = _row_loop(source)
     once = f"{indent}r0_offset = rsplit_start  # the row loop runs once: RSPLIT is the row tiles\n"
-    return source[:m.start()] + once + "\n".join(body + tail[count:])
+    return before + once + "\n".join([f"{indent}{stmt}" if stmt else "" for stmt in stmts] + after)
 
 
 def finish_group_of(source: str) -> int:
@@ -391,15 +388,11 @@ def prefetch_row_loop(source: str) -> str | None:
     ``r0_offset_next``, every name suffixed ``_next``) and then computes and stores the tile loaded one iteration
     before.  The last iteration loads its own tile again, and an empty row chunk loads tile 0, so no load reaches
     rows the unprefetched loop would not read (and none is out of bounds where the row mask is constant)."""
-    m = _ROW_LOOP_LINE.search(source)
-    if not m:
+    loop = _row_loop(source)
+    if loop is None:
         return None
-    indent, tail = m.group(1), source[m.end():].split("\n")
+    before, indent, stmts, after = loop
     inner = indent + "    "
-    count = next((i for i, line in enumerate(tail) if line.strip() and not line.startswith(inner)), len(tail))
-    while count and not tail[count - 1].strip():  # blank lines after the loop are not its body
-        count -= 1
-    stmts = [line[len(inner):] for line in tail[:count]]
     first = next((i for i, stmt in enumerate(stmts) if _LOAD.match(stmt)), len(stmts))
     last = next((i for i in range(first, len(stmts)) if not _LOAD.match(stmts[i])), len(stmts))
     pre, loads, rest = stmts[:first], stmts[first:last], stmts[last:]
@@ -426,7 +419,22 @@ def prefetch_row_loop(source: str) -> str | None:
     ]
     loop = "".join(f"{indent}{stmt}\n" for stmt in prologue) + f"{indent}{_torch_private.ROW_LOOP}\n"
     loop += "".join(f"{inner}{stmt}\n" for stmt in body)
-    return source[:m.start()] + loop + "\n".join(tail[count:])
+    return before + loop + "\n".join(after)
+
+
+def _row_loop(source: str) -> tuple[str, str, list[str], list[str]] | None:
+    """The row loop of a generated kernel (``_torch_private.ROW_LOOP``) split into (the source before it, its
+    indent, its body's statements without the loop's indent, the lines after it), or None where there is none.  Blank
+    lines after the loop are not its body."""
+    m = _ROW_LOOP_LINE.search(source)
+    if not m:
+        return None
+    indent, tail = m.group(1), source[m.end():].split("\n")
+    inner = indent + "    "
+    count = next((i for i, line in enumerate(tail) if line.strip() and not line.startswith(inner)), len(tail))
+    while count and not tail[count - 1].strip():
+        count -= 1
+    return source[:m.start()], indent, [line[len(inner):] for line in tail[:count]], tail[count:]
 
 
 class ReductionTransposeTritonScheduling(TritonScheduling):

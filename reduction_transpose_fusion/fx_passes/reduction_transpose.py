@@ -257,9 +257,9 @@ def skip_reason(site: Site, row_tiles: bool = False) -> Optional[str]:
        faster (``sweeps/2026-11-30-h200-sweep-dynamic5.csv``);
        c. ``v`` is f32 with an odd C and N is dynamic and not vectorizable (:func:`vector_rows`), so every access of
           the fused kernel is a scalar both ways, and the kernel is not expected to launch one program per row tile
-          (``row_tiles``; AOTInductor, the cpp wrapper, several reductions, ...): f32[25229, 3067] with N dynamic ran at 0.92-0.95x of stock with one
-          wave and 1, 2 or 4 looped row tiles a program (``sweeps/2026-11-30-h200-sweep-dynamic{,2}.csv``) and
-          0.93-0.96x in three corpus runs (``superseded/2026-11-30-h200-corpus-dynamic-*.csv``), while with one
+          (``row_tiles``; AOTInductor, the cpp wrapper, several reductions, ...): f32[25229, 3067] with N dynamic
+          ran at 0.92-0.95x of stock with one wave and 1, 2 or 4 looped row tiles a program
+          (``sweeps/2026-11-30-h200-sweep-dynamic{,2}.csv``) and 0.93-0.96x in three corpus runs (``superseded/2026-11-30-h200-corpus-dynamic-*.csv``), while with one
           program per row tile it ran 1.11x faster (1.62x and 1.63x copy SOL against stock's 1.81x,
           ``sweeps/2026-11-30-h200-sweep-dynamic5.csv``); bf16[8191, 1021] (odd C and N) ran 1.55-1.64x faster fused
           and f32[8191, 4096] (odd N only) 1.16x.
@@ -321,7 +321,7 @@ def expects_row_tiles(graph: torch.fx.Graph, site: Site, reductions: int) -> boo
     if site.rows.is_number or reductions != 1 or site.hints is None or not row_tile_grid_available():
         return False
     reduction, source = _node(graph, site.reduction), _node(graph, site.source)
-    if getattr(reduction.meta.get("val"), "dtype", None) not in (torch.float32, torch.bfloat16, torch.float16):
+    if getattr(reduction.meta.get("val"), "dtype", None) not in FLAGGED_DTYPES:
         return False
     full = site.hints[0] * site.hints[1]
     if any(_numel_hint(user) >= full for user in reduction.users):
@@ -345,6 +345,11 @@ def _lower_bound(node: torch.fx.Node, expr: sympy.Expr) -> float:
         if isinstance(size, torch.SymInt):
             return size.node.shape_env.bound_sympy(expr).lower
     return 0
+
+
+# The dtypes whose sums, maxima and minima accumulate in fp32 in Inductor's Triton code, so their partials can be
+# flagged fp32 words: what one program per row tile needs (choices._no_row_tile_grid; the pass's expects_row_tiles).
+FLAGGED_DTYPES = (torch.float32, torch.bfloat16, torch.float16)
 
 
 def row_tile_grid_available() -> bool:

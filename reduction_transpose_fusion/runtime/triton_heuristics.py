@@ -23,8 +23,8 @@ Rules, each from the H200 sweep recorded in ``benchmarks/results/`` (see README,
   from N at launch), and also for aligned 16-bit kernels of one reduction and :data:`DYNAMIC_ROW_TILE_MIN_BYTES` or
   more and for a wide fp8 cast; where that grid cannot be (partials that are not flagged, AOTInductor)
   :data:`DYNAMIC_TILES_PER_PROGRAM` (:data:`DYNAMIC_SCALAR_TILES_PER_PROGRAM` with odd C and N), looped, instead of
-  one; :data:`SCALAR_TILES_PER_PROGRAM` for several reductions with odd C and N; none of these with a heavy producer or a 1-byte tensor (e.g. an fp8 output),
-  but for a large aligned cast from f32 to fp8 with a static N;
+  one; :data:`SCALAR_TILES_PER_PROGRAM` for several reductions with odd C and N; none of these with a heavy producer
+  or a 1-byte tensor (e.g. an fp8 output), but for a large aligned cast from f32 to fp8 with a static N;
   otherwise one wave of resident programs (:data:`COPY_PROGRAMS_PER_SM` or :data:`PROGRAMS_PER_SM` per SM,
   rounded down; 1 on the wide path, whose column blocks alone fill two waves), at most :data:`MAX_RSPLIT`, at most
   one program per ``R0_BLOCK`` rows, and few enough
@@ -221,9 +221,9 @@ SCALAR_TILES_PER_PROGRAM = 2
 HALF_SCALAR_COPY_TILES_PER_PROGRAM = 1
 # A dynamic N has no persistent one-tile kernel of Inductor's (its tile would be a constexpr from N).  The package's
 # own (RowTileGrid below) launches one program per row tile, however many N has.  Where that cannot be, a dynamic N
-# takes 4 row tiles a program (2 with odd C and N), looped, where a static N takes one, and a large tensor does too.  In the H200
-# dynamic sweep (sweeps/2026-11-30-h200-sweep-dynamic.csv; N dynamic with its divisibility guard; one tile, 2, 4 a
-# program, x copy SOL), 4 tiles were best on every aligned or odd-C shape: bf16[8192, 50257] copy 2.02 -> 1.81
+# takes 4 row tiles a program (2 with odd C and N), looped, where a static N takes one, and a large tensor does too.
+# In the H200 dynamic sweep (sweeps/2026-11-30-h200-sweep-dynamic.csv; N dynamic with its divisibility guard; one
+# tile, 2, 4 a program, x copy SOL), 4 tiles were best on every aligned or odd-C shape: bf16[8192, 50257] copy 2.02 -> 1.81
 # (stock 1.87), bf16[4096, 30522] 1.98 -> 1.81, bf16[32768, 14336] 1.50 -> 1.30, a * b + 1 over bf16[8192, 11008]
 # 1.45 -> 1.28, f32[2048, 50257] a * b + 1 1.54 -> 1.34, bf16[25216, 3072] 1.41 (one wave) -> 1.31; with odd C and
 # N, 2 tiles: bf16[8191, 1021] copy 2.15 -> 1.48, its a * b + 1 1.78 -> 1.56 (4 tiles: 1.57).  The second sweep
@@ -307,7 +307,8 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
         reductions: reductions the kernel computes (F3: two).
         producer_ops: names of the ATen ops between ``x`` and the fused outputs (``Site.producer_ops``).
         static_rows: whether N is a number (not symbolic); one row tile a program is then the persistent kernel; a
-            dynamic N takes :data:`DYNAMIC_TILES_PER_PROGRAM` looped row tiles a program instead.
+            dynamic N takes the row-tile grid instead where ``row_tile_grid`` allows it, else
+            :data:`DYNAMIC_TILES_PER_PROGRAM` looped row tiles a program.
         moved: bytes an element of ``x`` moves, the element sizes of the full-size tensors the kernel reads from
             or writes to memory summed (a bf16 copy: 4; ``a * b + 1`` in bf16: 6); 0 where unknown or where the
             kernel holds no transposed copy (then no wider tile).
