@@ -401,6 +401,24 @@ DYNAMIC5_PLAN = {
     ("F5-fp8-cast-transpose-dbias", "fp32", 4096, 30522): ["", "TILES_PER_PROGRAM=1", ""],
     ("F1-t", "fp32", 8191, 4096): ["", "TILES_PER_PROGRAM=0", ""],
 }
+# The two sites rule 3b leaves to stock with N static (a copy as is, or an fp8 cast of it, of an f32 tensor whose rows
+# are not 8-byte aligned, on the wide path): their one-wave kernels were measured (0.96x and 0.997x of stock), never
+# the persistent one-tile kernel, which the fp32 -> fp8 cast of [4096, 30522] took with N dynamic at 1.41x copy SOL
+# against stock's 2.44x (dynamic5).  "" (one wave) twice: the noise.
+RULE3B_PLAN = {
+    ("F5-fp8-cast-transpose-dbias", "fp32", 4096, 30522): ["", "TILES_PER_PROGRAM=1", ""],
+    ("F1-t", "fp32", 2048, 50257): ["", "TILES_PER_PROGRAM=1", ""],
+}
+# Once a dynamic N's sizes were cast to int32 in the kernel (codegen/triton.py; Inductor passes them as i64, and the
+# looped one-wave kernels of LayerNorm backward ran 13-20% slower for it, benchmarks/results/profile/), one wave with a
+# dynamic N may beat the row-tile grid where dynamic3 and dynamic4 chose the grid: "" (the rule) against one wave and
+# the grid, on the shapes of both.
+DYNAMIC6_PLAN = {shape: ["", "TILES_PER_PROGRAM=0", "TILES_PER_PROGRAM=1", ""] for shape in [*DYNAMIC3_PLAN, *DYNAMIC4_PLAN]}
+# The row-tile grid (N dynamic) took X64 tiles where the persistent kernel of a static N takes X128 ones (BIG_TILE_*,
+# measured with a static N only): bf16[32768, 14336] ran at 1.21x copy SOL with N dynamic against 1.07x static
+# (profile-kernels run 2, 2026-12-01).  The grid's own launch ("", twice: the noise) against its X128 tile (R0_BLOCK
+# 128, 4 warps, as the persistent kernel's), on the 16-bit one-tile shapes of the bigtile2 sweep.
+DYNAMIC7_PLAN = {shape: ["", "XBLOCK=128", ""] for shape in list(BIGTILE2_PLAN)[:12]}
 # The plans whose shapes and launches are fixed here: --shapes NAME runs FIXED_PLANS[NAME], {shape: launches}.
 FIXED_PLANS = {
     "check": CHECK_PLAN, "tune": TUNE_PLAN, "midwide": MIDWIDE_PLAN, "gate": GATE_PLAN, "oddcheck": ODDCHECK_PLAN,
@@ -412,7 +430,8 @@ FIXED_PLANS = {
     "prefetchcheck": PREFETCHCHECK_PLAN, "oddprefetch": ODDPREFETCH_PLAN, "bigtile": BIGTILE_PLAN,
     "bigtile2": BIGTILE2_PLAN, "fp8": FP8_PLAN, "fp8b": FP8B_PLAN, "dynamic": DYNAMIC_PLAN,
     "dynamic2": DYNAMIC2_PLAN, "dynamic3": DYNAMIC3_PLAN,
-    "dynamic4": DYNAMIC4_PLAN, "dynamic5": DYNAMIC5_PLAN,
+    "dynamic4": DYNAMIC4_PLAN, "dynamic5": DYNAMIC5_PLAN, "rule3b": RULE3B_PLAN,
+    "dynamic6": DYNAMIC6_PLAN, "dynamic7": DYNAMIC7_PLAN,
 }
 PROGRAMS_PER_SM = [4, 8, 16, 32]
 SMALL_PROGRAMS_PER_SM = [1, 2, 4, 8, 16]

@@ -121,6 +121,9 @@ class ReductionTransposeChoices(InductorChoices):
             finish_group=launch.finish_group,
             prefetch=launch.prefetch,
             row_tile_grid=launch.row_tile_grid,  # off for a grid-barrier finish (_co_resident)
+            shift_last_tile=(launch.row_tile_grid and launch.shift_last_tile
+                             and _rows_fill_a_tile(features.reduction_numel, launch.R0_BLOCK)),
+            int32_sizes=launch.int32_sizes,
         )
         return kwargs
 
@@ -239,6 +242,21 @@ def _vector_rows(rows: sympy.Expr) -> bool:
         log.info("guard: N=%s stays a multiple of %d (vector stores); a call with another N recompiles once",
                  rows, VECTOR_MULTIPLE)
     return guarded
+
+
+def _rows_fill_a_tile(rows: sympy.Expr, rblock: int) -> bool:
+    """True if a dynamic N is at least ``rblock`` rows (the row-tile grid kernel's R0_BLOCK), so that its last tile
+    can be shifted to end at row N and no load or store needs the row mask (``codegen/triton.py``,
+    ``shift_last_tile``): known from N's value range, or guarded where N's hint holds it (a call with fewer rows
+    recompiles, once).  False where no guard can be installed (``backed_size_oblivious``)."""
+    sizes = V.graph.sizevars
+    if sizes.shape_env.bound_sympy(rows).lower >= rblock:
+        return True
+    holds = _torch_private.guard_true(sizes, sympy.Ge(rows, rblock))
+    if holds:
+        log.info("guard: N=%s >= %d (the row-tile grid's last tile ends at row N, with no row mask); a call with "
+                 "fewer rows recompiles once", rows, rblock)
+    return holds
 
 
 def _vector_cols(cols: sympy.Expr) -> bool:

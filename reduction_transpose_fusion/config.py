@@ -64,7 +64,8 @@ ENTRIES = (
     # TILES_PER_PROGRAM=k sets RSPLIT to ceil(N / R0_BLOCK / k), capped by the 2% partials budget (RSPLIT, if also
     # given, wins; 0: one wave of looping programs); FINISH_GROUP=g (a multiple of 16) sets the programs a group of
     # the two-level flagged finish; PREFETCH=0/1 turns the looped kernel's register prefetch of the next row tile off
-    # or on.
+    # or on; with a dynamic N, INT32_SIZES=0/1 the cast of its size arguments to int32 and SHIFT_LAST_TILE=0/1 the
+    # row-tile grid's last tile ending at row N (runtime/triton_heuristics.py).
     # Keys left out keep the heuristic's value.  Used by the tuning sweep and by tests of odd configurations.
     Entry(
         "reduction_transpose_fusion_launch_config",
@@ -75,9 +76,9 @@ ENTRIES = (
 )
 
 LAUNCH_KEYS = ("XBLOCK", "R0_BLOCK", "RSPLIT", "num_warps", "num_stages", "TILES_PER_PROGRAM", "FINISH_GROUP",
-               "PREFETCH")
+               "PREFETCH", "INT32_SIZES", "SHIFT_LAST_TILE")
 # Keys whose value is a switch, 0 or 1, not a positive count
-_SWITCH_KEYS = ("PREFETCH",)
+_SWITCH_KEYS = ("PREFETCH", "INT32_SIZES", "SHIFT_LAST_TILE")
 # Keys that take 0 too: TILES_PER_PROGRAM=0 is one wave of looping programs
 _ZERO_KEYS = ("TILES_PER_PROGRAM",)
 _LAUNCH_ITEM = re.compile(r"^\s*(\w+)\s*=\s*(\d+)\s*$", re.ASCII)
@@ -135,9 +136,9 @@ def launch_override() -> dict[str, int]:
 
     Raises:
         ValueError: if the entry is not a string; on a malformed item, an unknown or repeated key, a non-positive
-            value (``PREFETCH``: not 0 or 1), a ``num_warps`` that is not a power of two up to 32 (Triton needs a
-            power of two; CUDA allows 1024 threads a block), an ``XBLOCK`` or ``R0_BLOCK`` that is not a power of two
-            of at least 2 (Inductor takes a fixed block of 1 for a dimension of one element and drops its mask,
+            value (``PREFETCH``, ``INT32_SIZES``, ``SHIFT_LAST_TILE``: not 0 or 1), a ``num_warps`` that is not a
+            power of two up to 32 (Triton needs a power of two; CUDA allows 1024 threads a block), an ``XBLOCK`` or
+            ``R0_BLOCK`` that is not a power of two of at least 2 (Inductor takes a fixed block of 1 for a dimension of one element and drops its mask,
             ``_has_constant_mask``, ``codegen/triton.py:5884``: the rows past N would be read and written; found by the
             fresh-user review, 2026-11-30), an ``RSPLIT`` past CUDA's grid x limit, or a ``FINISH_GROUP`` that is not
             a multiple of 16 (``FINISH_CHUNK``).  The tile's size is checked with the heuristic's blocks, when a site

@@ -61,6 +61,9 @@ the grid is ``ceil(N / R0_BLOCK)`` programs, computed at each launch
 (:class:`..runtime.triton_heuristics.RowTileGrid`), the kernel takes ``RSPLIT`` from the grid
 (``tl.num_programs(0)``), and its row loop, which then runs exactly once, is written as straight-line code
 (:func:`one_program_per_row_tile`).  The flagged words are sized from N (``grow_semaphores`` takes an expression).
+Each program's rows are one tile with no division by RSPLIT, its loads drop the ``evict_first`` hint (the persistent
+kernel has none), and where N >= R0_BLOCK the last tile ends at row N, so no load or store is masked by row (the
+masks took aligned 16-bit kernels from 53-70 registers to 111-121).
 
 The sum order is fixed by the workspace index, not by arrival, so results are bitwise reproducible, and the only
 atomic is the ticket counter (none with flagged partials).  The launch is an ordinary one.  With the
@@ -102,6 +105,23 @@ FINISH_REDUCE = {"sum": "tl.sum({}, 1)", "max": "triton_helpers.max2({}, 1)", "m
 # config's RSPLIT, before its row split): the line it follows, and the line
 PROGRAM_ID_LINE = "rsplit_id = tl.program_id(0)"
 RSPLIT_FROM_GRID = "RSPLIT = tl.num_programs(0)  # one program per row tile: ceil(N / R0_BLOCK) (RowTileGrid)"
+# Inductor's row chunk of a program, and what it is with one program per row tile: Inductor's is a runtime division
+# by RSPLIT there (8 of the 64 registers of bf16[8192, 50257]'s kernel, sm_90a)
+ROW_CHUNK_LINE = "rsplit_chunk = (num_rblocks + RSPLIT - 1) // RSPLIT * RBLOCK"
+ONE_TILE_CHUNK_LINE = "rsplit_chunk = RBLOCK  # one program per row tile"
+# The eviction hint Inductor gives a looped reduction's loads, which the row-tile grid's kernel drops (as the
+# persistent kernel of a static N has none): with it that kernel ran 7-13% slower on five of six shapes
+# (benchmarks/results/profile/2026-12-01-h200-profile-kernels-run2.csv: f32[25229, 3067] 1.63x copy SOL against 1.43x,
+# bf16[65536, 50257] 1.59x against 1.41x), and within 1% on the sixth
+EVICT_FIRST = ", eviction_policy='evict_first'"
+# The row-tile grid kernel with its last tile shifted to end at row N (one_program_per_row_tile, shift_last_tile):
+# where its rows start, Inductor's row mask, and the mask of the rows that are the program's own
+SHIFTED_OFFSET_LINE = ("r0_offset = tl.minimum(rsplit_start, rnumel - RBLOCK)  # N >= R0_BLOCK: the last tile ends at "
+                       "row N")
+ROW_MASK_LINE = "r0_mask = r0_index < r0_numel"
+OWN_ROWS_MASK_LINE = "r0_mask = r0_index >= rsplit_start  # the rows before are the tile before's"
+# A looped reduction's accumulator update, Inductor's only use of the row mask besides loads and stores
+_ACCUMULATE = re.compile(r"^(_tmp\d+) = tl\.where\([^,]*\br0_mask\b[^,]*, tmp\d+, \1\)$")
 
 
 class ReductionTransposeTritonKernel(TritonKernel):
@@ -125,12 +145,15 @@ class ReductionTransposeTritonKernel(TritonKernel):
 
     def __init__(self, *args, last_block_finish: bool = False, ordinary_launch: bool = False,
                  chunked_finish: bool = False, flagged_partials: bool = False, finish_group: int = 0,
-                 prefetch: bool = False, row_tile_grid: bool = False, **kwargs):
+                 prefetch: bool = False, row_tile_grid: bool = False, shift_last_tile: bool = False,
+                 int32_sizes: bool = False, **kwargs):
         self.prefetch = prefetch
         self.last_block_finish = last_block_finish
         self.chunked_finish = chunked_finish and last_block_finish
         self.flagged_partials = flagged_partials and self.chunked_finish
         self.row_tile_grid = row_tile_grid and self.flagged_partials
+        self.shift_last_tile = shift_last_tile and self.row_tile_grid
+        self.int32_sizes = int32_sizes and last_block_finish
         if finish_group % FINISH_CHUNK:
             raise ValueError(f"finish_group={finish_group} is not a multiple of FINISH_CHUNK={FINISH_CHUNK}")
         self.finish_group = finish_group
@@ -316,8 +339,12 @@ class ReductionTransposeTritonKernel(TritonKernel):
         src = super().codegen_kernel(name)
         if self.ordinary_launch:
             src = _torch_private.drop_cooperative_launch(src)
+        if self.int32_sizes and self.index_dtype == "tl.int32":
+            src = int32_size_args(src)
         if self.row_tile_grid:
-            src = one_program_per_row_tile(src)
+            # an in-place buffer read back in rows a program shares with the one before would be read half-written
+            shift = self.shift_last_tile and not self.mutations and not self.args.inplace_buffers
+            src = one_program_per_row_tile(src, shift_last_tile=shift)
         if self.prefetch and _torch_private.ROW_LOOP in src:  # a persistent kernel (one row tile) has no loop
             prefetched = prefetch_row_loop(src)
             if prefetched is None:
@@ -327,23 +354,80 @@ class ReductionTransposeTritonKernel(TritonKernel):
         return src
 
 
-def one_program_per_row_tile(source: str) -> str:
+def one_program_per_row_tile(source: str, shift_last_tile: bool = False) -> str:
     """``source`` (a looped cooperative kernel) for a grid of one program per row tile (:class:`RowTileGrid`): RSPLIT
-    taken from the grid, so each program's row chunk is one ``R0_BLOCK`` tile, and the row loop, which then runs once,
-    written as straight-line code (``r0_offset = rsplit_start`` and its body).
+    taken from the grid, so each program's row chunk is one ``R0_BLOCK`` tile (:data:`ONE_TILE_CHUNK_LINE`), the row
+    loop, which then runs once, written as straight-line code (``r0_offset = rsplit_start`` and its body), and its
+    loads without Inductor's ``evict_first`` hint (:data:`EVICT_FIRST`).
+
+    ``shift_last_tile`` (N >= R0_BLOCK, guarded by :mod:`..choices`): the last program's tile is rows
+    ``[N - R0_BLOCK, N)``, so that every program reads and writes a whole tile and no load or store needs the row mask
+    (:func:`_shift_last_tile`); where the body uses the row mask otherwise, it is left as it is.
 
     Raises:
         AssertionError: if the source does not hold the program-id line and the row loop exactly once each (Inductor
             changed how it writes them); a kernel launched so with its loop or constant RSPLIT kept would be wrong.
     """
-    for line in (PROGRAM_ID_LINE, _torch_private.ROW_LOOP):
+    for line in (PROGRAM_ID_LINE, ROW_CHUNK_LINE, _torch_private.ROW_LOOP):
         if source.count(line) != 1:
             raise AssertionError(f"expected {line!r} once in the kernel source, found it {source.count(line)} times")
     source = re.sub(r"^( *)" + re.escape(PROGRAM_ID_LINE) + r"\n",
                     lambda m: f"{m.group(0)}{m.group(1)}{RSPLIT_FROM_GRID}\n", source, count=1, flags=re.M)
+    source = source.replace(ROW_CHUNK_LINE, ONE_TILE_CHUNK_LINE)
     before, indent, stmts, after = _row_loop(source)
     once = f"{indent}r0_offset = rsplit_start  # the row loop runs once: RSPLIT is the row tiles\n"
+    stmts = [stmt.replace(EVICT_FIRST, "") for stmt in stmts]
+    shifted = _shift_last_tile(stmts) if shift_last_tile else None
+    if shifted is not None:
+        once, stmts = f"{indent}{SHIFTED_OFFSET_LINE}\n", shifted
+    elif shift_last_tile:
+        log.info("row-tile grid kernel keeps its row mask: its body uses the mask other than in loads, stores and "
+                 "reduction accumulators")
     return before + once + "\n".join([f"{indent}{stmt}" if stmt else "" for stmt in stmts] + after)
+
+
+def _shift_last_tile(stmts: list[str]) -> list[str] | None:
+    """The straight-line row body ``stmts`` of a row-tile grid kernel with its last tile shifted to end at row N
+    (:data:`SHIFTED_OFFSET_LINE` takes the place of ``r0_offset = rsplit_start``), or None where the body uses the
+    row mask other than to mask a load or store or to update a reduction's accumulator.
+
+    The row mask becomes the program's own rows (:data:`OWN_ROWS_MASK_LINE`): rows below ``rsplit_start`` are the
+    tile before's, which the accumulators leave out; loads and stores lose it (``xmask`` in its place; it is constant
+    true where C is a multiple of XBLOCK, and Triton drops a constant mask), so the rows they share with the tile before
+    are read, and written with the same values, twice.  Why: the masks of a dynamic N's last partial tile cost the
+    aligned bf16[32768, 14336] kernel 115 registers against 53 without them (sm_90a, ptxas on CPU)."""
+    if stmts.count(ROW_MASK_LINE) != 1:
+        return None
+    out = []
+    for stmt in stmts:
+        if stmt == ROW_MASK_LINE:
+            out.append(OWN_ROWS_MASK_LINE)
+        elif "tl.load(" in stmt or "tl.store(" in stmt:
+            out.append(re.sub(r"\br0_mask\b", "xmask", stmt.replace("r0_mask & xmask", "xmask")))
+        elif "r0_mask" in stmt and not _ACCUMULATE.match(stmt):
+            return None
+        else:
+            out.append(stmt)
+    return out
+
+
+def int32_size_args(source: str) -> str:
+    """``source`` with its size arguments (``ks0``, ``ks1``, ...: dynamic sizes, which Inductor passes as int64
+    whatever the kernel's index dtype, ``triton_utils.signature_to_meta``) cast to int32 first thing in the kernel.
+
+    Only for a kernel whose index dtype Inductor chose as int32: it guarded then that the kernel's numel and every
+    buffer's size fit in int32 (``SIMDScheduling.can_use_32bit_indexing``), so each size and each index built of them
+    does; and only where the launch asks (``LaunchConfig.int32_sizes``: several reductions off the wide path, where it
+    was measured faster).  Why: with the int64 sizes the looped one-wave kernels of LayerNorm backward with N dynamic
+    ran 13-21% slower than with N static, the same source but for N's two arguments (f32[32768, 4096]: 0.501 ms
+    against 0.419 ms; with the cast 0.417 ms; Nsight Compute: 67% of DRAM bandwidth against 80%, with the same
+    registers; benchmarks/results/profile/2026-12-01-h200-profile-kernels-run1.csv and -ncu-run1-details.csv)."""
+    m = re.search(r"^def [\w.]+\((.*)\):\n", source, re.M)
+    if m is None:
+        raise AssertionError("no kernel definition line in the kernel source")
+    names = re.findall(r"\bks\d+\b", m.group(1))
+    lines = "".join(f"    {n} = {n}.to(tl.int32)  # an int32 kernel (int32_size_args)\n" for n in names)
+    return source[:m.end()] + lines + source[m.end():]
 
 
 def finish_group_of(source: str) -> int:
@@ -444,4 +528,4 @@ class ReductionTransposeTritonScheduling(TritonScheduling):
 
 
 __all__ = ["LAUNCH_ORDER_FINISHER", "ReductionTransposeTritonKernel", "ReductionTransposeTritonScheduling",
-           "one_program_per_row_tile", "prefetch_row_loop"]
+           "int32_size_args", "one_program_per_row_tile", "prefetch_row_loop"]

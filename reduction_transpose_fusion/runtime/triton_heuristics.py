@@ -253,6 +253,30 @@ DYNAMIC_SCALAR_TILES_PER_PROGRAM = 2
 # path: the fp32 -> fp8 cast of [4096, 30522] ran at 1.41x copy SOL with the grid against 2.05x with one wave
 # (stock 2.44x; -sweep-dynamic5.csv).
 DYNAMIC_ROW_TILE_MIN_BYTES = 8 << 20
+# With the sizes a dynamic N brings cast to int32 (LaunchConfig.int32_sizes) and the row-tile grid's kernel lighter
+# (no division for its row chunk, no evict_first: codegen/triton.py), the dynamic6 sweep (-sweep-dynamic6.csv, 2026-12-01;
+# the rule twice, one wave, the grid) kept every choice above: the grid stayed 6-42% faster than one wave where the
+# rule takes it, tied on f32[25216, 3072] (1.106, 1.107 / 1.105), and one wave stayed within noise where the rule
+# keeps it.
+#
+# Dynamic sizes cast to int32 (LaunchConfig.int32_sizes; the kernel's index dtype must be int32) for kernels of
+# several reductions off the wide path only.  LayerNorm backward's one-wave kernels ran 13-21% slower with N dynamic
+# than static, the source the same but for N's two int64 arguments, and with the cast as fast as static
+# (profile/2026-12-01-h200-profile-kernels-run2.csv, one run, dynamic: int64 -> int32, x copy SOL): f32[32768, 4096]
+# 1.333 -> 1.098 (static 1.101), f32[25216, 768] 1.305 -> 1.122 (1.125), bf16[8192, 4096] 1.436 -> 1.266 (1.260),
+# f32[4096, 768] 1.294 -> 1.171 (1.160).  Elsewhere it lost (-profile-kernels-run5.csv, one run, int64 -> int32): f32
+# a * b + 1 on one wave [4096, 3072] 1.071 -> 1.175 and [3152, 3072] 1.146 -> 1.280, the wide LayerNorm backward
+# f32[4096, 30522] 1.383 -> 1.545 (0.88x of stock in superseded/2026-12-01-h200-main-dynamic-int32-everywhere.csv), and
+# the row-tile grid's kernels (with the shifted last tile below) tied or lost: bf16[32768, 14336] 1.112 -> 1.117,
+# fp16[8192, 4096] flattened 1.225 -> 1.288, bf16[25216, 3072] 1.143 -> 1.171, fp16[2048, 2048] 1.086 -> 1.089.
+#
+# The row-tile grid's last tile shifted to end at row N (LaunchConfig.shift_last_tile): its kernel then masks no load or
+# store by row, and compiles to 53-70 registers against 111-121 with the mask (aligned 16-bit kernels, sm_90a, ptxas
+# on CPU).  In the same run (-profile-kernels-run5.csv, masked -> shifted, both with int32 sizes) bf16[32768, 14336]
+# ran at 1.205 -> 1.116x copy SOL (static 1.065), bf16[25216, 3072] 1.220 -> 1.170 (static 1.128), fp16[8192, 4096]
+# flattened 1.269 -> 1.288 and fp16[2048, 2048] 1.059 -> 1.092; shifted with int64 sizes, the rule: 1.112, 1.143, 1.225
+# and 1.086.  Not with a 1-byte tensor: the wide fp32 -> fp8 cast's kernel compiled to 215 registers shifted, 124 not.
+
 # CUDA's gridDim.x limit: RSPLIT is the grid's dim 0 (the heuristic's stays far below; config checks an override's)
 MAX_GRID_X = 2**31 - 1
 
@@ -278,10 +302,17 @@ class LaunchConfig:
     # One program per row tile of a dynamic N, the grid computed from N at launch (:class:`RowTileGrid`); RSPLIT is
     # then the programs at N's size hint (at least 2); not a kernel argument.
     row_tile_grid: bool = False
+    # Whether the kernel casts its dynamic sizes to int32 (codegen/triton.py, int32_size_args; the rule and its data
+    # follow DYNAMIC_ROW_TILE_MIN_BYTES); not a kernel argument.
+    int32_sizes: bool = False
+    # Whether the row-tile grid's last tile is shifted to end at row N, with no row mask on loads and stores
+    # (codegen/triton.py, shift_last_tile; :mod:`..choices` guards N >= R0_BLOCK); not a kernel argument.
+    shift_last_tile: bool = False
 
     def as_dict(self) -> dict[str, int]:
         return {k: v for k, v in dataclasses.asdict(self).items()
-                if k not in ("tiles_per_program", "finish_group", "prefetch", "row_tile_grid")}
+                if k not in ("tiles_per_program", "finish_group", "prefetch", "row_tile_grid", "int32_sizes",
+                             "shift_last_tile")}
 
     @property
     def chunked_finish(self) -> bool:
@@ -398,6 +429,8 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
                                    and narrowest == widest == PREFETCH_ITEMSIZE and tiles_per_program != 1))
                       and not row_tile_grid,  # its kernel has no loop
         row_tile_grid=row_tile_grid,
+        int32_sizes=bool(override.get("INT32_SIZES", not static_rows and reductions > 1 and not wide)),
+        shift_last_tile=bool(override.get("SHIFT_LAST_TILE", row_tile_grid and narrowest > 1)) and row_tile_grid,
     )
 
 

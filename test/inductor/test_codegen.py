@@ -12,11 +12,16 @@ import re
 import subprocess
 import sys
 
+import unittest.mock
+
 import pytest
 import torch
 from torch._inductor.runtime.runtime_utils import next_power_of_2
 
-from reduction_transpose_fusion.codegen.triton import RSPLIT_FROM_GRID, LAUNCH_ORDER_FINISHER, finish_group_of, prefetch_row_loop
+from reduction_transpose_fusion.codegen.triton import (EVICT_FIRST, LAUNCH_ORDER_FINISHER, ONE_TILE_CHUNK_LINE,
+                                                       RSPLIT_FROM_GRID, SHIFTED_OFFSET_LINE, _shift_last_tile,
+                                                       finish_group_of, prefetch_row_loop)
+from reduction_transpose_fusion import choices as choices_module
 from reduction_transpose_fusion_testing import families, interpret
 from reduction_transpose_fusion_testing.edge_cases import reads_its_own_sum
 from reduction_transpose_fusion_testing.logs import decision_log
@@ -317,7 +322,55 @@ def test_one_row_tile_a_program_with_dynamic_rows_is_a_grid_of_row_tiles():
     (kernel,) = interpret.kernel_sources(src).values()
     assert "for r0_offset" not in kernel and LAUNCH_ORDER_FINISHER in kernel and RSPLIT_FROM_GRID in kernel
     assert "'grid_type': 'RowTileGrid'" in kernel and fixed_launch(kernel)["R0_BLOCK"] == 128
+    # a program's rows are one tile, with no division by RSPLIT, and its loads carry no eviction hint (as the
+    # persistent kernel's: 7-13% faster on the H200)
+    assert ONE_TILE_CHUNK_LINE in kernel and "// RSPLIT" not in kernel and EVICT_FIRST not in kernel
     assert re.search(r"semaphores_rtf_cuda_0 = empty_strided_cuda\(\(\d+ \+ 14336\*\(\(127 \+ s\d+\) // 128\)", src), src
+
+
+def test_the_last_row_tile_is_shifted_only_where_the_row_mask_masks_nothing_else():
+    """The shifted last tile drops the row mask from loads and stores and makes it the program's own rows for the
+    accumulators; a body that uses the row mask anywhere else (a masked value that is stored) keeps the masked
+    tile, since the rows two programs share would be written with different values."""
+    body = ["r0_index = r0_offset + r0_base", "r0_mask = r0_index < r0_numel", "r0_1 = r0_index",
+            "tmp0 = tl.load(in_ptr0 + (x0 + 64*r0_1), r0_mask & xmask, other=0.0)",
+            "_tmp2 = tl.where(r0_mask & xmask, tmp0, _tmp2)", "tl.store(out_ptr0 + (r0_1 + ks0*x0), tmp0, r0_mask)"]
+    shifted = _shift_last_tile(body)
+    assert shifted[1] == "r0_mask = r0_index >= rsplit_start  # the rows before are the tile before's"
+    assert shifted[3].endswith(", xmask, other=0.0)") and shifted[5].endswith(", xmask)") and shifted[4] == body[4]
+    assert _shift_last_tile([*body, "tmp5 = tl.where(r0_mask, tmp0, 0.0)"]) is None
+    assert _shift_last_tile(body[:1] + body[2:]) is None  # no row mask line
+
+
+def test_the_wide_fp8_cast_keeps_its_row_mask():
+    """The shift cost the wide fp32 -> fp8 cast's row-tile kernel registers (215 against 124, sm_90a): 1-byte
+    kernels keep the masked last tile."""
+    case = families.CASES["F5-fp8-cast-transpose-dbias"]
+    fake = interpret.fake_inputs(*case.specs(4096, 30522, torch.float32), dynamic=(0,))
+    (kernel,) = interpret.kernel_sources(interpret.generate(case.fn, fake, **ON)).values()
+    assert "'grid_type': 'RowTileGrid'" in kernel and SHIFTED_OFFSET_LINE not in kernel
+
+
+def test_a_dynamic_n_is_cast_to_int32_in_an_int32_kernel():
+    """Inductor passes dynamic sizes as int64 even to a kernel it indexes in int32 (having guarded that every buffer
+    fits), which cost LayerNorm backward's one-wave kernel 13-21% on the H200; the fused kernel casts them to int32
+    first thing where the launch says so (not on the wide path, runtime/triton_heuristics.py).  Not where the kernel
+    indexes in int64 (more than 2**31 elements), and not with the flag off."""
+    case = families.CASES["F3-layernorm-backward"]
+
+    def kernel(rows, cols, dtype, **options):
+        fake = interpret.fake_inputs(*case.specs(rows, cols, dtype), dynamic=(0,))
+        return "\n".join(interpret.kernel_sources(interpret.generate(case.fn, fake, **options)).values())
+
+    fused = kernel(25216, 768, torch.float32, **ON)
+    assert re.search(r"^def \w+\(.*\bks0\b.*\):\n    ks0 = ks0\.to\(tl\.int32\)", fused, re.M), fused
+    assert "ks0 = ks0.to(tl.int32)" not in kernel(25216, 768, torch.float32, **OFF)
+    wide = kernel(4096, 30522, torch.float32, **ON)  # the wide path: Inductor's int64 (11% faster than int32)
+    assert "ks0 = ks0.to(tl.int32)" not in wide
+    assert "ks0 = ks0.to(tl.int32)" in kernel(4096, 30522, torch.float32, **ON,
+                                              reduction_transpose_fusion_launch_config="INT32_SIZES=1")
+    huge = kernel(65536, 50257, torch.bfloat16, **ON)  # 3.3e9 elements
+    assert "'xnumel': 'i64'" in huge and ".to(tl.int32)" not in huge.split("xnumel =")[0]
 
 
 @pytest.mark.slow
@@ -335,6 +388,24 @@ def test_the_row_tile_grid_kernel_has_the_registers_of_a_persistent_one():
         kernels[label] = [name, source]
     regs = {label: usage["registers"] for label, usage in compile_for_sm90(kernels).items()}
     assert regs["row tiles"] <= regs["static"] + 24 and regs["looped"] >= regs["row tiles"] + 32, regs
+
+
+@pytest.mark.slow
+def test_the_shifted_row_tile_kernel_has_the_registers_of_a_persistent_one():
+    """With N dynamic the row-tile kernel's last tile may be partial, and its row mask on every load and store took
+    bf16[32768, 14336]'s kernel to 115 registers (4 warps: 4 programs an SM); with the last tile shifted to end at row N
+    it takes 53, against 64 for the static persistent kernel of the same X64 tile (sm_90a, ptxas on CPU)."""
+    case = families.CASES["F1-t"]
+    kernels = {}
+    for label, dims, shift in (("static", (), True), ("shifted", (0,), True), ("masked", (0,), False)):
+        fake = interpret.fake_inputs(*case.specs(32768, 14336, torch.bfloat16), dynamic=dims)
+        options = {**ON, "reduction_transpose_fusion_launch_config": "XBLOCK=64"}
+        with unittest.mock.patch.object(choices_module, "_rows_fill_a_tile", lambda rows, rblock: shift):
+            (name, source), = interpret.kernel_sources(interpret.generate(case.fn, fake, **options)).items()
+        assert (SHIFTED_OFFSET_LINE in source) == (label == "shifted"), label
+        kernels[label] = [name, source]
+    regs = {label: usage["registers"] for label, usage in compile_for_sm90(kernels).items()}
+    assert regs["shifted"] <= regs["static"] + 8 and regs["masked"] >= regs["shifted"] + 32, regs
 
 
 def test_several_reductions_with_row_tiles_keep_the_ticket():

@@ -20,7 +20,7 @@ from torch._inductor.virtualized import V
 
 from reduction_transpose_fusion._torch_private import ROW_LOOP
 from reduction_transpose_fusion.choices import ReductionTransposeChoices
-from reduction_transpose_fusion.codegen.triton import RSPLIT_FROM_GRID
+from reduction_transpose_fusion.codegen.triton import RSPLIT_FROM_GRID, SHIFTED_OFFSET_LINE
 from reduction_transpose_fusion_testing import families, interpret
 from reduction_transpose_fusion_testing.logs import decision_log
 from reduction_transpose_fusion_testing.processes import run_python
@@ -122,8 +122,10 @@ def test_a_dynamic_n_whose_hint_is_a_multiple_of_16_is_guarded_to_stay_one(rows,
     stock = interpret.generate(case.fn, stock_inputs, **OFF)
     guards = lambda inputs: {str(g.expr) for g in inputs[0].fake_mode.shape_env.guards}  # noqa: E731
     extra = guards(fused_inputs) - guards(stock_inputs)
-    assert len(extra) == guarded and all(re.fullmatch(r"Eq\(Mod\(s\d+, 16\), 0\)", g) for g in extra), extra
-    assert any(r.startswith("guard: N=s") for r in decisions) == guarded, decisions  # the log says so
+    mods = {g for g in extra if g.startswith("Eq(Mod(")}
+    assert len(mods) == guarded and all(re.fullmatch(r"Eq\(Mod\(s\d+, 16\), 0\)", g) for g in mods), extra
+    assert all(re.fullmatch(r"s\d+ >= \d+", g) for g in extra - mods), extra  # a row-tile grid's N >= R0_BLOCK
+    assert any(r.startswith("guard: N=s") and "multiple of 16" in r for r in decisions) == guarded, decisions
     assert {"ks0", "r0_numel"} <= divisible_args(fused) if guarded else not {"ks0", "r0_numel"} & divisible_args(fused)
     launch = re.search(r"config=(\{.*?\})", fused).group(1)
     assert ("'R0_BLOCK': 64" in launch) != guarded, launch  # unguarded: the half-scalar tile (32 elements a thread)
@@ -206,10 +208,29 @@ def test_a_dynamic_n_launches_one_program_per_row_tile(name, shape, dims, hint_r
     assert ROW_LOOP not in kernel and "for r0_offset" not in kernel
     assert f"'RSPLIT': {-(-hint_rows // 16)}" in kernel  # the programs at the hint (HAS_RSPLIT, one or two levels)
     assert ("rsplit_is_group_last" in kernel) == (hint_rows > 64 * 16)
+    # N >= R0_BLOCK (guarded): the last tile ends at row N, and no load or store takes the row mask
+    assert SHIFTED_OFFSET_LINE in kernel
+    assert not [line for line in kernel.splitlines() if "r0_mask" in line and ("tl.load(" in line or "tl.store(" in line)]
     for rows in sorted({hint_rows, 48, hint_rows + 333, 4 * hint_rows + 16}):
         sizes = [s if d not in dims else (rows if len(shape) == 2 else rows // 2) for d, s in enumerate(shape)]
         inputs = [randn(*sizes, dtype=torch.bfloat16, seed=rows + i) for i in range(len(x))]
         check(case.fn, inputs, fused, stock)
+
+
+def test_a_row_tile_grid_whose_n_may_be_less_than_a_tile_keeps_its_row_mask(decisions):
+    """The shifted last tile (rows [N - R0_BLOCK, N)) needs N >= R0_BLOCK, which a hint of that many rows guards (a call
+    with fewer rows recompiles); a hint below it gets no guard and the masked kernel, correct at N below and above
+    R0_BLOCK.  At a hint above it, the kernel is right at N = R0_BLOCK exactly and just above."""
+    case = families.CASES["F1-t"]
+    for hint, shifted, sizes in ((10, False, (5, 10, 37)), (40, True, (16, 17, 40, 47))):
+        x = [randn(hint, 24, dtype=torch.bfloat16, seed=hint)]
+        decisions.clear()
+        fused, stock = compile_both(case.fn, x, dynamic=(0,), reduction_transpose_fusion_launch_config=ROW_TILES)
+        (kernel,) = interpret.kernel_sources(fused).values()
+        assert "'grid_type': 'RowTileGrid'" in kernel and (SHIFTED_OFFSET_LINE in kernel) == shifted, hint
+        assert any("last tile ends at row N" in r for r in decisions) == shifted, decisions
+        for rows in sizes:
+            check(case.fn, [randn(rows, 24, dtype=torch.bfloat16, seed=rows)], fused, stock)
 
 
 @pytest.mark.parametrize("fn,dtype", [(families.f3_amax, torch.bfloat16), (families.f1_t, torch.float64)],

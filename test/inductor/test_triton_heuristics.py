@@ -196,6 +196,28 @@ def test_a_dynamic_n_takes_the_row_tile_grid(cols, rows, narrowest, widest, kwar
     assert not static.row_tile_grid  # a static N has Inductor's persistent kernel
 
 
+@pytest.mark.parametrize("cols,rows,narrowest,widest,kwargs,int32,shift", [
+    (768, 25216, 4, 4, {"reductions": 2, "ops": 1}, True, False),  # LayerNorm backward: 13-21% faster with int32
+    (4096, 8192, 2, 2, {"reductions": 2, "ops": 1}, True, False),
+    (30522, 4096, 4, 4, {"reductions": 2, "ops": 1}, False, False),  # on the wide path: 11% slower with int32
+    (3072, 4096, 4, 4, {"ops": 2}, False, False),  # one wave of f32 a * b + 1: 5-11% slower with int32
+    (14336, 32768, 2, 2, {}, False, True),  # the row-tile grid: its last tile shifted, int64 (int32 tied or lost)
+    (30522, 4096, 1, 4, {"ops": 2}, False, False),  # the grid's wide fp8 cast: no shift (215 registers against 124)
+])
+def test_int32_sizes_and_the_shifted_last_tile_where_measured(cols, rows, narrowest, widest, kwargs, int32, shift):
+    """A dynamic N's sizes are cast to int32 for kernels of several reductions off the wide path, and the row-tile
+    grid's last tile is shifted but with a 1-byte tensor; never with N static (no size arguments); an override forces
+    either way."""
+    cfg = th.launch_config(cols, rows, narrowest, widest, H200_SMS, static_rows=False, row_tile_grid=True, **kwargs)
+    assert (cfg.int32_sizes, cfg.shift_last_tile) == (int32, shift)
+    static = th.launch_config(cols, rows, narrowest, widest, H200_SMS, row_tile_grid=True, **kwargs)
+    assert not static.int32_sizes and not static.shift_last_tile
+    forced = th.launch_config(cols, rows, narrowest, widest, H200_SMS, static_rows=False, row_tile_grid=True,
+                              **{**kwargs, "override": {"INT32_SIZES": int(not int32), "SHIFT_LAST_TILE": 1}})
+    assert forced.int32_sizes != int32 and forced.shift_last_tile == forced.row_tile_grid
+    assert "int32_sizes" not in cfg.as_dict() and "shift_last_tile" not in cfg.as_dict()
+
+
 def test_partials_budget_counts_the_input_bytes():
     # fp32 -> fp8 on a small input: the budget goes by the 4-byte input, not the 1-byte output, which would allow 10
     # (sweep-f5: 16 splits ran at 1.03x SOL, 5 at 1.17x)
