@@ -36,6 +36,8 @@ version, because each item below is an unversioned internal that has changed bet
 | ``ShapeEnv._maybe_evaluate_static.cache_clear``          | ``ShapeEnv.evaluate_expr`` records a guard as an axiom    |
 |                                                          |   without clearing its cached static evaluations; see     |
 |                                                          |   :func:`guard_true`                                      |
+| ``_guards.py`` ``TracingContext.tensor_to_context`` and its | a guard that narrows a size range the user declared     |
+|   ``constraint_sizes`` (``StrictMinMaxConstraint``)      |   fails the compile; see :func:`user_size_ranges`        |
 | ``runtime/triton_heuristics.py`` ``GridExpr`` (subclassed) | ``GridExpr.from_meta`` looks a kernel's ``grid_type`` up  |
 |   and that module's namespace                            |   by name in that module only; see                        |
 |                                                          |   :func:`register_grid_type`                              |
@@ -70,7 +72,9 @@ from torch._inductor.codegen.triton import (
 from torch._inductor.runtime import triton_heuristics as inductor_triton_heuristics
 from torch._inductor.runtime.triton_heuristics import GridExpr
 from torch._inductor.utils import IndentedBuffer, triton_type
+from torch._guards import TracingContext
 from torch._inductor.virtualized import V
+from torch.fx.experimental.symbolic_shapes import StrictMinMaxConstraint
 from torch.utils._config_module import Config, _ConfigEntry
 from torch.utils._ordered_set import OrderedSet
 from torch.utils._sympy.functions import CeilDiv
@@ -154,6 +158,19 @@ def guard_true(sizevars, expr) -> bool:
     holds = sizevars.guard_or_false(expr)
     sizevars.shape_env._maybe_evaluate_static.cache_clear()
     return holds
+
+
+def user_size_ranges() -> bool:
+    """True if an input of the graph being compiled has a size range the user declared (``mark_dynamic`` with
+    ``min``/``max``, export's ``Dim``): Dynamo records it as a ``StrictMinMaxConstraint`` in the tracing context's
+    symbolic contexts, and fails the compile (``ConstraintViolationError``) on any guard that narrows it, so the
+    package's own guards (N a multiple of 16, N >= R0_BLOCK) are not installed then (found by a fresh-user review,
+    2026-12-01).  False outside a Dynamo compile (no tracing context)."""
+    context = TracingContext.try_get()
+    if context is None:
+        return False
+    return any(isinstance(c, StrictMinMaxConstraint) for symbolic in context.tensor_to_context.values()
+               for c in (getattr(symbolic, "constraint_sizes", None) or ()))
 
 
 def register_grid_type(grid_cls: type) -> None:

@@ -229,11 +229,12 @@ def _vector_rows(rows: sympy.Expr) -> bool:
     under torch.compile (AOTInductor cannot recompile).  Both ``s`` and N are guarded, so that Inductor marks every
     size argument of the transposed store's address and mask divisible.  A call whose N breaks the guard recompiles,
     once: its N is then the hint, and that graph's kernel takes the scalar tile.  False where no guard can be
-    installed (``backed_size_oblivious``), or for another N (``s0 * s1``, ``s - 1``)."""
+    installed (``backed_size_oblivious``; a size range the user declared, :func:`_torch_private.user_size_ranges`,
+    which a guard that narrows it would fail), or for another N (``s0 * s1``, ``s - 1``)."""
     sizes = V.graph.sizevars
     if rows.is_number or sizes.statically_known_multiple_of(rows, VECTOR_MULTIPLE):
         return True
-    if V.graph.aot_mode or not vector_rows(rows, sizes.optimization_hint(rows)):
+    if V.graph.aot_mode or not vector_rows(rows, sizes.optimization_hint(rows)) or _torch_private.user_size_ranges():
         return False
     multiple = lambda e: sympy.Eq(sympy.Mod(e, VECTOR_MULTIPLE), 0)  # noqa: E731
     guarded = (_torch_private.guard_true(sizes, multiple(row_symbol(rows)))
@@ -248,10 +249,16 @@ def _rows_fill_a_tile(rows: sympy.Expr, rblock: int) -> bool:
     """True if a dynamic N is at least ``rblock`` rows (the row-tile grid kernel's R0_BLOCK), so that its last tile
     can be shifted to end at row N and no load or store needs the row mask (``codegen/triton.py``,
     ``shift_last_tile``): known from N's value range, or guarded where N's hint holds it (a call with fewer rows
-    recompiles, once).  False where no guard can be installed (``backed_size_oblivious``)."""
+    recompiles).  With :func:`_vector_rows`'s guard that is two guards on N, each decided by the N a graph is
+    compiled at, so a sequence of calls can compile up to three graphs more than stock (the last serving every N),
+    and only where some N is below ``rblock`` (64-128 rows).  False where no guard can be installed
+    (``backed_size_oblivious``, a size range the user declared: :func:`_torch_private.user_size_ranges`) or where the
+    hint is below ``rblock`` (a guard then would be ``N < rblock``: found by a fresh-user review, 2026-12-01)."""
     sizes = V.graph.sizevars
     if sizes.shape_env.bound_sympy(rows).lower >= rblock:
         return True
+    if sizes.optimization_hint(rows) < rblock or _torch_private.user_size_ranges():
+        return False
     holds = _torch_private.guard_true(sizes, sympy.Ge(rows, rblock))
     if holds:
         log.info("guard: N=%s >= %d (the row-tile grid's last tile ends at row N, with no row mask); a call with "

@@ -71,6 +71,7 @@ class Site:
         outer_reads: the other full-size tensors ``u`` is computed from (row-major, the usual case), broadcast ones
             (``expand``) not counted, as Inductor does not count them.
         device: the device of ``v`` (e.g. "cuda:0").
+        scan_source: whether a full-size tensor ``u`` or ``v`` is computed from is a scan's output (``cumsum``, ...).
     """
 
     transpose: str
@@ -86,6 +87,7 @@ class Site:
     inner_reads: int = 0
     outer_reads: int = 1
     device: str = "cuda"
+    scan_source: bool = False
 
     @property
     def nbytes(self) -> Optional[int]:
@@ -229,8 +231,9 @@ def skip_reason(site: Site, row_tiles: bool = False) -> Optional[str]:
     1. a size is unbacked (no hint), so nothing can be decided without a guard; the tensor is empty; Inductor
        lowers the reduction as an inner one, with its own split (C = 1, or most full-size reads contiguous along N,
        ``ir.py:1433``); or N is so small that Inductor unrolls the reduction into pointwise code (no reduction
-       kernel to fuse into).  Sizes with hints (dynamic shapes) are decided on the
-       hints, without a guard: one compiled graph serves every size;
+       kernel to fuse into); or a full-size tensor the site computes from is a scan's output (``cumsum``, ...:
+       Inductor would fuse the unsplit reduction into its split-scan kernel, which cannot hold one).  Sizes with
+       hints (dynamic shapes) are decided on the hints, without a guard: one compiled graph serves every size;
     2. the size gate: fewer than ``reduction_transpose_fusion_min_bytes`` bytes transposed (default 8 KiB, the
        smallest site stock splits that was measured; above it stock's split decides, rule 3a);
     3. with ``reduction_transpose_fusion_profitability`` on (the default), the measured cases without a gain:
@@ -271,6 +274,9 @@ def skip_reason(site: Site, row_tiles: bool = False) -> Optional[str]:
                 "split at row 0")
     if site.hints is None:
         return "a size has no hint (unbacked), so the gate cannot be decided"
+    if site.scan_source:
+        return ("a full-size input of the site is a scan's output (cumsum, ...): Inductor would put the unsplit "
+                "reduction in its split-scan kernel, which cannot hold a reduction")
     if site.nbytes == 0:
         return "empty tensor (N * C == 0)"
     if site.hints[1] == 1:
@@ -440,8 +446,21 @@ def find_sites(graph: torch.fx.Graph) -> list[Site]:
             kinds = [_read_kind(leaf, u_shape) for leaf in u_leaves]
             sites.append(Site(copy.name, red.name, shared[0].name, _expr(rows), _expr(cols), _hints((n, c)),
                               val.element_size(), u_ops | v_ops, str(val.dtype).removeprefix("torch."), v_ops,
-                              kinds.count("inner"), kinds.count("outer"), str(val.device)))
+                              kinds.count("inner"), kinds.count("outer"), str(val.device),
+                              any(map(_is_scan, [*u_leaves, *v_leaves]))))
     return sites
+
+
+# Ops Inductor lowers as scans; a reduction left unsplit over a scan's output is fused into its split-scan kernel,
+# which cannot hold one ("NYI TritonSplitDimKernel reductions"; found by a fresh-user review, 2026-12-01)
+SCAN_OPS = frozenset({"cumsum", "cumprod", "logcumsumexp", "cummax", "cummin", "_cummax_helper", "_cummin_helper"})
+
+
+def _is_scan(node: torch.fx.Node) -> bool:
+    """Whether ``node`` is a scan: one of :data:`SCAN_OPS` or a scan higher-order op."""
+    packet = getattr(node.target, "overloadpacket", None)
+    name = getattr(packet, "__name__", None) or getattr(node.target, "__name__", "")
+    return node.op == "call_function" and (name in SCAN_OPS or "scan" in name)
 
 
 def _read_kind(leaf: torch.fx.Node, shape: tuple) -> Optional[str]:

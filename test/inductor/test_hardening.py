@@ -18,6 +18,7 @@ import torch._inductor.config as inductor_config
 from torch._inductor.choices import InductorChoices
 from torch._inductor.virtualized import V
 
+from reduction_transpose_fusion import _torch_private
 from reduction_transpose_fusion._torch_private import ROW_LOOP
 from reduction_transpose_fusion.choices import ReductionTransposeChoices
 from reduction_transpose_fusion.codegen.triton import RSPLIT_FROM_GRID, SHIFTED_OFFSET_LINE
@@ -217,20 +218,78 @@ def test_a_dynamic_n_launches_one_program_per_row_tile(name, shape, dims, hint_r
         check(case.fn, inputs, fused, stock)
 
 
-def test_a_row_tile_grid_whose_n_may_be_less_than_a_tile_keeps_its_row_mask(decisions):
-    """The shifted last tile (rows [N - R0_BLOCK, N)) needs N >= R0_BLOCK, which a hint of that many rows guards (a call
-    with fewer rows recompiles); a hint below it gets no guard and the masked kernel, correct at N below and above
-    R0_BLOCK.  At a hint above it, the kernel is right at N = R0_BLOCK exactly and just above."""
+@pytest.mark.parametrize("hint,shifted,sizes", [
+    (16, False, (5, 16, 37)),  # a hint below R0_BLOCK (32): no guard either way, the masked kernel
+    (40, True, (32, 33, 40, 47)),  # the last tile ends at row N: rows 8-39 at N = 40, overlapping rows 8-31
+    (64, True, (32, 48, 64, 96)),
+])
+def test_a_row_tile_grid_whose_n_may_be_less_than_a_tile_keeps_its_row_mask(hint, shifted, sizes):
+    """The shifted last tile (rows [N - R0_BLOCK, N)) needs N >= R0_BLOCK, which a hint of that many rows guards (a
+    call with fewer rows recompiles); a hint below it gets no tile guard (not ``N < R0_BLOCK`` either: found by a
+    fresh-user review) and the masked kernel.  Each is right at N at and above R0_BLOCK, the masked one below it too,
+    the shifted one where its last tile overlaps the one before."""
     case = families.CASES["F1-t"]
-    for hint, shifted, sizes in ((10, False, (5, 10, 37)), (40, True, (16, 17, 40, 47))):
-        x = [randn(hint, 24, dtype=torch.bfloat16, seed=hint)]
-        decisions.clear()
-        fused, stock = compile_both(case.fn, x, dynamic=(0,), reduction_transpose_fusion_launch_config=ROW_TILES)
-        (kernel,) = interpret.kernel_sources(fused).values()
-        assert "'grid_type': 'RowTileGrid'" in kernel and (SHIFTED_OFFSET_LINE in kernel) == shifted, hint
-        assert any("last tile ends at row N" in r for r in decisions) == shifted, decisions
-        for rows in sizes:
-            check(case.fn, [randn(rows, 24, dtype=torch.bfloat16, seed=rows)], fused, stock)
+    launch = "XBLOCK=32,R0_BLOCK=32,TILES_PER_PROGRAM=1"
+    specs = [((hint, 24), torch.bfloat16)]
+    fused_inputs, stock_inputs = interpret.fake_inputs(*specs, dynamic=(0,)), interpret.fake_inputs(*specs, dynamic=(0,))
+    fused = interpret.generate(case.fn, fused_inputs, **ON, reduction_transpose_fusion_launch_config=launch)
+    stock = interpret.generate(case.fn, stock_inputs, **OFF)
+    (kernel,) = interpret.kernel_sources(fused).values()
+    assert "'grid_type': 'RowTileGrid'" in kernel and (SHIFTED_OFFSET_LINE in kernel) == shifted, hint
+    guards = lambda inputs: {str(g.expr) for g in inputs[0].fake_mode.shape_env.guards}  # noqa: E731
+    tile_guards = {g for g in guards(fused_inputs) - guards(stock_inputs) if "Mod" not in g}
+    assert tile_guards == ({next(iter(tile_guards))} if shifted else set()), tile_guards
+    assert all(re.fullmatch(r"s\d+ >= 32", g) for g in tile_guards), tile_guards
+    for rows in sizes:
+        check(case.fn, [randn(rows, 24, dtype=torch.bfloat16, seed=rows)], fused, stock)
+
+
+def cumsum_then_transpose(x):
+    y = x.cumsum(0) * 2
+    return y.t().contiguous(), y.sum(0)
+
+
+def test_a_scan_source_is_left_to_stock(decisions):
+    """A reduction left unsplit over a scan's output went into Inductor's split-scan kernel, which cannot hold one:
+    the compile crashed ("NYI TritonSplitDimKernel reductions"; found by a fresh-user review, 2026-12-01).  Such a
+    site is now left to stock, which is correct."""
+    x = [randn(256, 48, seed=3)]
+    fused, stock = compile_both(cumsum_then_transpose, x)
+    assert any("scan's output" in r for r in decisions), decisions
+    check(cumsum_then_transpose, x, fused, stock)
+    big = interpret.fake_inputs(((8192, 2048), torch.float32))
+    interpret.generate(cumsum_then_transpose, big, reduction_transpose_fusion=True)  # raised before
+
+
+def test_no_package_guard_narrows_a_size_range_the_user_declared():
+    """``mark_dynamic(x, 0, min=..., max=...)`` makes Dynamo fail the compile on any guard that narrows the range
+    (``ConstraintViolationError``), so with such a range the package installs neither of its guards (N a multiple of
+    16, N >= R0_BLOCK): the kernel keeps the scalar tile and the row mask.  ``user_size_ranges`` sees the range from
+    inside a compile."""
+    seen = []
+
+    def backend(gm, example_inputs):
+        seen.append(_torch_private.user_size_ranges())
+        return gm.forward
+
+    for bounds in ({}, {"min": 2, "max": 4096}):
+        torch._dynamo.reset()
+        x = torch.randn(64, 8)
+        torch._dynamo.mark_dynamic(x, 0, **bounds)
+        torch.compile(lambda t: t.sum(0), backend=backend)(x)
+    assert seen == [False, True]
+    case = families.CASES["F1-t"]
+    specs = [((4096, 256), torch.bfloat16)]
+    with unittest.mock.patch.object(_torch_private, "user_size_ranges", lambda: True):
+        inputs = interpret.fake_inputs(*specs, dynamic=(0,))
+        fused = interpret.generate(case.fn, inputs, **ON, reduction_transpose_fusion_launch_config=ROW_TILES)
+    stock_inputs = interpret.fake_inputs(*specs, dynamic=(0,))
+    interpret.generate(case.fn, stock_inputs, **OFF)
+    guards = lambda inputs: {str(g.expr) for g in inputs[0].fake_mode.shape_env.guards}  # noqa: E731
+    extra = guards(inputs) - guards(stock_inputs)  # Inductor's own int32 indexing checks of the flagged words stay
+    assert not [g for g in extra if "Mod(" in g or ">=" in g], extra
+    (kernel,) = interpret.kernel_sources(fused).values()
+    assert "'grid_type': 'RowTileGrid'" in kernel and SHIFTED_OFFSET_LINE not in kernel
 
 
 @pytest.mark.parametrize("fn,dtype", [(families.f3_amax, torch.bfloat16), (families.f1_t, torch.float64)],
