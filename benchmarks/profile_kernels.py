@@ -39,8 +39,8 @@ def main(argv=None) -> None:
     parser.add_argument("--out", type=pathlib.Path, required=True)
     parser.add_argument("--names", required=True, help="comma-separated case names of benchmarks/cases.csv (main and "
                         "corpus suites)")
-    parser.add_argument("--launches", default="", help="comma-separated launch overrides to add (N dynamic; 'static:' first for N static), "
-                        "';' for a comma inside one")
+    parser.add_argument("--launches", default="", help="comma-separated launch overrides to add (N dynamic; "
+                        "'static:' first for N static), ';' for a comma inside one")
     parser.add_argument("--ncu", action="store_true", help="run each variant once inside a profiler range")
     args = parser.parse_args(argv)
     launches = [launch.replace(";", ",") for launch in args.launches.split(",") if launch]

@@ -154,7 +154,10 @@ def guard_true(sizevars, expr) -> bool:
     ``sizevars.guard_or_false``, and make later static evaluations see it.  ShapeEnv caches
     ``_maybe_evaluate_static`` until its replacements, divisibility facts or runtime asserts change, and a guard is
     none of them (torch 2.11): ``Eq(Mod(s0, 16), 0)`` evaluated before the guard stays unknown after it, so Inductor
-    would not mark the size argument divisible by 16.  Returns what ``guard_or_false`` returned."""
+    would not mark the size argument divisible by 16.  Returns what ``guard_or_false`` returned; False, with no
+    guard, where the user declared a size range (:func:`user_size_ranges`)."""
+    if user_size_ranges():
+        return False
     holds = sizevars.guard_or_false(expr)
     sizevars.shape_env._maybe_evaluate_static.cache_clear()
     return holds

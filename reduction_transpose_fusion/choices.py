@@ -121,8 +121,7 @@ class ReductionTransposeChoices(InductorChoices):
             finish_group=launch.finish_group,
             prefetch=launch.prefetch,
             row_tile_grid=launch.row_tile_grid,  # off for a grid-barrier finish (_co_resident)
-            shift_last_tile=(launch.row_tile_grid and launch.shift_last_tile
-                             and _rows_fill_a_tile(features.reduction_numel, launch.R0_BLOCK)),
+            shift_last_tile=launch.shift_last_tile and _rows_fill_a_tile(features.reduction_numel, launch.R0_BLOCK),
             int32_sizes=launch.int32_sizes,
         )
         return kwargs
@@ -229,12 +228,12 @@ def _vector_rows(rows: sympy.Expr) -> bool:
     under torch.compile (AOTInductor cannot recompile).  Both ``s`` and N are guarded, so that Inductor marks every
     size argument of the transposed store's address and mask divisible.  A call whose N breaks the guard recompiles,
     once: its N is then the hint, and that graph's kernel takes the scalar tile.  False where no guard can be
-    installed (``backed_size_oblivious``; a size range the user declared, :func:`_torch_private.user_size_ranges`,
-    which a guard that narrows it would fail), or for another N (``s0 * s1``, ``s - 1``)."""
+    installed (``backed_size_oblivious``; a size range the user declared, which a guard that narrows it would fail:
+    :func:`_torch_private.guard_true`), or for another N (``s0 * s1``, ``s - 1``)."""
     sizes = V.graph.sizevars
     if rows.is_number or sizes.statically_known_multiple_of(rows, VECTOR_MULTIPLE):
         return True
-    if V.graph.aot_mode or not vector_rows(rows, sizes.optimization_hint(rows)) or _torch_private.user_size_ranges():
+    if V.graph.aot_mode or not vector_rows(rows, sizes.optimization_hint(rows)):
         return False
     multiple = lambda e: sympy.Eq(sympy.Mod(e, VECTOR_MULTIPLE), 0)  # noqa: E731
     guarded = (_torch_private.guard_true(sizes, multiple(row_symbol(rows)))
@@ -252,12 +251,12 @@ def _rows_fill_a_tile(rows: sympy.Expr, rblock: int) -> bool:
     recompiles).  With :func:`_vector_rows`'s guard that is two guards on N, each decided by the N a graph is
     compiled at, so a sequence of calls can compile up to three graphs more than stock (the last serving every N),
     and only where some N is below ``rblock`` (64-128 rows).  False where no guard can be installed
-    (``backed_size_oblivious``, a size range the user declared: :func:`_torch_private.user_size_ranges`) or where the
+    (``backed_size_oblivious``, a size range the user declared: :func:`_torch_private.guard_true`) or where the
     hint is below ``rblock`` (a guard then would be ``N < rblock``: found by a fresh-user review, 2026-12-01)."""
     sizes = V.graph.sizevars
     if sizes.shape_env.bound_sympy(rows).lower >= rblock:
         return True
-    if sizes.optimization_hint(rows) < rblock or _torch_private.user_size_ranges():
+    if sizes.optimization_hint(rows) < rblock:
         return False
     holds = _torch_private.guard_true(sizes, sympy.Ge(rows, rblock))
     if holds:
@@ -277,7 +276,7 @@ def _co_resident(launch: LaunchConfig, cols: int, num_sms: int) -> LaunchConfig:
     resident; 1 if the column blocks alone are that many (then the kernel has no barrier: an ordinary launch)."""
     col_blocks = -(-cols // launch.XBLOCK)
     rsplit = max(1, min(launch.RSPLIT, num_sms // col_blocks))
-    return dataclasses.replace(launch, RSPLIT=rsplit, tiles_per_program=0, row_tile_grid=False)
+    return dataclasses.replace(launch, RSPLIT=rsplit, tiles_per_program=0, row_tile_grid=False, shift_last_tile=False)
 
 
 def _fused_copies(features, sites: list[Site]) -> list[str]:

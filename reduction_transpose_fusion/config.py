@@ -138,9 +138,9 @@ def launch_override() -> dict[str, int]:
         ValueError: if the entry is not a string; on a malformed item, an unknown or repeated key, a non-positive
             value (``PREFETCH``, ``INT32_SIZES``, ``SHIFT_LAST_TILE``: not 0 or 1), a ``num_warps`` that is not a
             power of two up to 32 (Triton needs a power of two; CUDA allows 1024 threads a block), an ``XBLOCK`` or
-            ``R0_BLOCK`` that is not a power of two of at least 2 (Inductor takes a fixed block of 1 for a dimension of one element and drops its mask,
-            ``_has_constant_mask``, ``codegen/triton.py:5884``: the rows past N would be read and written; found by the
-            fresh-user review, 2026-11-30), an ``RSPLIT`` past CUDA's grid x limit, or a ``FINISH_GROUP`` that is not
+            ``R0_BLOCK`` that is not a power of two of at least 2 (Inductor takes a fixed block of 1 for a dimension of
+            one element and drops its mask, ``_has_constant_mask``, ``codegen/triton.py:5884``: the rows past N would
+            be read and written; found by the fresh-user review, 2026-11-30), an ``RSPLIT`` past CUDA's grid x limit, or a ``FINISH_GROUP`` that is not
             a multiple of 16 (``FINISH_CHUNK``).  The tile's size is checked with the heuristic's blocks, when a site
             fuses (``launch_config``).
     """
