@@ -26,12 +26,13 @@ import reduction_transpose_fusion  # noqa: F401
 from benchmarks import harness, run
 
 
-def variants(launches: list[str]) -> list[tuple[str, bool, str]]:
+def variants(launches: list[str], static_only: bool = False) -> list[tuple[str, bool, str]]:
     """(label, N dynamic, launch override) of each variant; a launch written ``static:LAUNCH`` is compiled with N
-    static, any other with N dynamic."""
+    static, any other with N dynamic; ``static_only`` leaves out the plain ``dynamic`` variant."""
     extra = [(launch, False, launch.removeprefix("static:")) if launch.startswith("static:")
              else (f"dynamic:{launch}", True, launch) for launch in launches]
-    return [("static", False, ""), ("static-repeat", False, ""), ("dynamic", True, ""), *extra]
+    dynamic = [] if static_only else [("dynamic", True, "")]
+    return [("static", False, ""), ("static-repeat", False, ""), *dynamic, *extra]
 
 
 def main(argv=None) -> None:
@@ -42,6 +43,7 @@ def main(argv=None) -> None:
     parser.add_argument("--launches", default="", help="comma-separated launch overrides to add (N dynamic; "
                         "'static:' first for N static), ';' for a comma inside one")
     parser.add_argument("--ncu", action="store_true", help="run each variant once inside a profiler range")
+    parser.add_argument("--static-only", action="store_true", help="leave out the plain dynamic variant")
     args = parser.parse_args(argv)
     launches = [launch.replace(";", ",") for launch in args.launches.split(",") if launch]
     rows = []
@@ -54,7 +56,8 @@ def main(argv=None) -> None:
         stock_out = stock_fn(*inputs)
         moved = harness.nbytes(inputs) + harness.nbytes(stock_out)
         sol = None if args.ncu else harness.copy_sol_ms(moved)
-        for label, dynamic, launch in variants(launches):
+        stock_ms = None if args.ncu else harness.bench(lambda: stock_fn(*inputs))
+        for label, dynamic, launch in variants(launches, args.static_only):
             if args.ncu and label == "static-repeat":
                 continue
             # fresh tensors: mark_dynamic marks the tensors themselves, and a later static compile would see them
@@ -72,13 +75,14 @@ def main(argv=None) -> None:
                 continue
             err, exact = harness.check(case, inputs, out, stock_out)
             ms = harness.bench(lambda: fn(*inputs))
-            rows.append(dict(case=case_row.name, variant=label, copy_sol_ms=sol, fused_ms=ms, fused_over_sol=ms / sol,
+            rows.append(dict(case=case_row.name, variant=label, copy_sol_ms=sol, stock_ms=stock_ms, fused_ms=ms,
+                             fused_over_sol=ms / sol, speedup=stock_ms / ms,
                              max_rel_err=err, transposed_bit_exact=exact))
             print(rows[-1], flush=True)
         torch.cuda.empty_cache()
-    if rows:
-        args.out.mkdir(parents=True, exist_ok=True)
-        pd.DataFrame(rows).to_csv(args.out / "profile-kernels.csv", index=False)
+        if rows:  # after each case: a run cut short by the device's time limit keeps what it measured
+            args.out.mkdir(parents=True, exist_ok=True)
+            pd.DataFrame(rows).to_csv(args.out / "profile-kernels.csv", index=False)
 
 
 if __name__ == "__main__":

@@ -419,6 +419,24 @@ DYNAMIC6_PLAN = {shape: ["", "TILES_PER_PROGRAM=0", "TILES_PER_PROGRAM=1", ""] f
 # (profile-kernels run 2, 2026-12-01).  The grid's own launch ("", twice: the noise) against its X128 tile (R0_BLOCK
 # 128, 4 warps, as the persistent kernel's), on the 16-bit one-tile shapes of the bigtile2 sweep.
 DYNAMIC7_PLAN = {shape: ["", "XBLOCK=128", ""] for shape in list(BIGTILE2_PLAN)[:12]}
+# A static N on the row-tile grid (ROW_TILE_GRID=1: the launch a dynamic N's grid would take).  In profile-kernels
+# (2026-12-01, sixteenth session) it beat the static kernel on the wide fp32 -> fp8 cast (bert/F5-vocab-fp32 1.51 ->
+# 1.27x copy SOL; left to stock by rule 3b) and lost or tied on 18 of 20 other one-tile or 16-bit shapes.  Wide
+# fp32 -> fp8 casts (the static rule's one wave "", twice: the noise; the grid at its launch, X128 w8, then lighter
+# tiles), and the wide odd-C f32 copies and LayerNorm backward that rule 3b's other half leaves to stock.
+STATICGRID_PLAN = {
+    **{("F5-fp8-cast-transpose-dbias", "fp32", rows, cols): [
+        "", "ROW_TILE_GRID=1", "", "ROW_TILE_GRID=1,XBLOCK=64", "ROW_TILE_GRID=1,XBLOCK=64,num_warps=4"]
+       for rows, cols in [(4096, 30522), (8192, 30522), (2048, 32000), (4096, 50304)]},
+    **{(family, "fp32", rows, cols): ["", ""] for family in ("F1-t", "F3-layernorm-backward")
+       for rows, cols in [(2048, 50257), (4096, 30521)]},
+}
+# The same shapes with N dynamic (--dynamic-rows): does the grid's wide fp8 cast gain from the plain X64 w4 tile as with
+# N static, and are rule 3b's wide odd-C f32 copies faster fused with N dynamic ("" twice)?
+DYNAMICFP8_PLAN = {
+    **{shape: ["", "XBLOCK=64,num_warps=4", ""] for shape in list(STATICGRID_PLAN)[:4]},
+    **{shape: ["", ""] for shape in list(STATICGRID_PLAN)[4:]},
+}
 # The plans whose shapes and launches are fixed here: --shapes NAME runs FIXED_PLANS[NAME], {shape: launches}.
 FIXED_PLANS = {
     "check": CHECK_PLAN, "tune": TUNE_PLAN, "midwide": MIDWIDE_PLAN, "gate": GATE_PLAN, "oddcheck": ODDCHECK_PLAN,
@@ -431,7 +449,8 @@ FIXED_PLANS = {
     "bigtile2": BIGTILE2_PLAN, "fp8": FP8_PLAN, "fp8b": FP8B_PLAN, "dynamic": DYNAMIC_PLAN,
     "dynamic2": DYNAMIC2_PLAN, "dynamic3": DYNAMIC3_PLAN,
     "dynamic4": DYNAMIC4_PLAN, "dynamic5": DYNAMIC5_PLAN, "rule3b": RULE3B_PLAN,
-    "dynamic6": DYNAMIC6_PLAN, "dynamic7": DYNAMIC7_PLAN,
+    "dynamic6": DYNAMIC6_PLAN, "dynamic7": DYNAMIC7_PLAN, "staticgrid": STATICGRID_PLAN,
+    "dynamicfp8": DYNAMICFP8_PLAN,
 }
 PROGRAMS_PER_SM = [4, 8, 16, 32]
 SMALL_PROGRAMS_PER_SM = [1, 2, 4, 8, 16]

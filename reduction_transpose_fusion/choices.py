@@ -80,12 +80,12 @@ class ReductionTransposeChoices(InductorChoices):
         moved = moved if copies else 0
         static_cols = bool(features.numel.is_number)
         # may guard N (before the launch, which depends on it; a site the grid-y check skips below keeps the guard)
-        no_grid = None if static_rows else _no_row_tile_grid(features)
+        no_grid = _no_row_tile_grid(features)
         vector = dict(vector_rows=_vector_rows(features.reduction_numel), vector_cols=_vector_cols(features.numel),
-                      row_tile_grid=not static_rows and no_grid is None)
+                      row_tile_grid=no_grid is None)
         launch = launch_config(cols, rows, narrowest, widest, num_sms, config.launch_override(), ops, reductions,
                                producer_ops, static_rows, moved, static_cols, **vector)
-        if no_grid and launch.tiles_per_program:
+        if no_grid and launch.tiles_per_program and not static_rows:
             log.info("%s: no row-tile grid with the dynamic N=%s: %s; %d looped row tiles a program", names,
                      features.reduction_numel, no_grid, launch.tiles_per_program)
         last_block = _single_loop(features)
@@ -106,7 +106,7 @@ class ReductionTransposeChoices(InductorChoices):
         # One row tile a program is Inductor's persistent cooperative reduction: no loop, so no [XBLOCK, R0_BLOCK]
         # accumulator (the kernel computes R0_BLOCK from RSPLIT, which is ceil(N / R0_BLOCK) here, and takes no
         # R0_BLOCK argument).  That R0_BLOCK is a constexpr, so N must be static.
-        persistent = launch.tiles_per_program == 1 and last_block and static_rows
+        persistent = launch.tiles_per_program == 1 and last_block and static_rows and not launch.row_tile_grid
         fixed = {k: v for k, v in launch.as_dict().items() if not (persistent and k == "R0_BLOCK")}
         kwargs.update(
             override_cooperative_reduction=True,

@@ -37,7 +37,7 @@ from torch._logging import trace_structured
 from torch.fx.experimental.symbolic_shapes import has_hint, size_hint, statically_known_true
 
 from .. import _torch_private, config
-from ..runtime.triton_heuristics import TRANSCENDENTAL
+from ..runtime.triton_heuristics import TRANSCENDENTAL, wide_fp8_cast
 
 log = logging.getLogger(__name__)
 aten = torch.ops.aten
@@ -222,7 +222,7 @@ FP8_CAST_OPS = frozenset({"mul", "convert_element_type"})
 
 def skip_reason(site: Site, row_tiles: bool = False) -> Optional[str]:
     """Why ``site`` is left to stock Inductor, or None to fuse it.  ``row_tiles``: whether its kernel is expected to
-    launch one program per row tile of a dynamic N (:func:`expects_row_tiles`).  The rules, in order:
+    launch one program per row tile (:func:`expects_row_tiles`).  The rules, in order:
 
     0. ``torch.use_deterministic_algorithms(True)`` asks for no atomics, and the fused finish takes an atomic ticket
        (its result is bitwise reproducible either way; stock's split reduction uses no atomics); and
@@ -245,19 +245,17 @@ def skip_reason(site: Site, row_tiles: bool = False) -> Optional[str]:
           768 KB to 2 MiB (``sweeps/2026-11-30-h200-sweep-gate-run{1,2}.csv``), while every site stock splits, down
           to 8 KB, ran faster fused: 1.04-1.20x under 1 MiB (the gate sweep, two runs) and 1.58-1.61x for
           fp16[8192, 48];
-       b. stock already emits one unsplit kernel because C is wide (the fusion only changes its tile), ``v`` is not
-          16-bit and its rows are not 8-byte aligned, and ``v`` itself (:attr:`Site.copy_ops`, whatever the
-          reductions read) is ``x`` copied as is (row-major views only) or a scaled fp8 cast of it (views, ``mul``,
-          ``convert_element_type``).
-       fp32[2048, 50257] ran at 0.96x of stock fused (0.99x with the best tile tried;
-       ``sweeps/2026-11-29-h200-sweep-tune.csv``), fp32 -> fp8 [4096, 30522] at 0.997x in four runs (best tile
-       tried 1.07x; ``sweeps/2026-11-29-h200-sweep-{odd,check}.csv``).  With another producer (fp32[2048, 50257]
-       a * b + 1: 1.08x), 16-bit rows (bf16[8192, 50257]: 1.15x) or 8-byte rows (fp32[4096, 30522]: 1.07x) the
-       fused kernel is faster (corpus and main job, 2026-11-29).  LayerNorm backward's sites share ``v = g``, so
-       both of its sums follow the rule together (a wide odd-C fp32 one was not measured).  Not for the fp8 cast
-       with a dynamic N where the kernel is expected to launch one program per row tile (``row_tiles``):
-       fp32 -> fp8 [4096, 30522] then ran at 1.41x copy SOL against stock's 2.05x with N dynamic, 1.73x
-       faster (``sweeps/2026-11-30-h200-sweep-dynamic5.csv``);
+       b. stock already emits one unsplit kernel because C is wide (the fusion only changes its tile), ``v`` is a
+          scaled fp8 cast of ``x`` (views, ``mul``, ``convert_element_type``; :attr:`Site.copy_ops`) with rows not
+          8-byte aligned, and its kernel is not expected to launch one program per row tile (``row_tiles``: the cpp
+          wrapper, AOTInductor, an odd N, a cast from 16-bit, ...).  fp32 -> fp8 [4096, 30522] ran at 0.99x of stock
+          fused on one wave, and 1.18x and 2.02x faster on the row-tile grid with N static and dynamic
+          (``sweeps/2026-12-01-h200-sweep-{staticgrid,dynamicfp8}.csv``).  The rule's other half, a plain copy of
+          4-byte elements in rows not 8-byte aligned (f32[2048, 50257] fused at 0.96x of stock with the kernels of
+          2026-11-29, ``sweeps/2026-11-29-h200-sweep-tune.csv``), was dropped in the sixteenth session: in the same
+          sweeps such copies ran 1.11x and 1.28x faster fused with N static ([2048, 50257], [4096, 30521]), 1.31x
+          and 1.35x with N dynamic, and LayerNorm backward over them 1.005x and 0.995x (a tie) with N static, 1.12x
+          and 1.10x with N dynamic;
        c. ``v`` is f32 with an odd C and N is dynamic and not vectorizable (:func:`vector_rows`), so every access of
           the fused kernel is a scalar both ways, and the kernel is not expected to launch one program per row tile
           (``row_tiles``; AOTInductor, the cpp wrapper, several reductions, ...): f32[25229, 3067] with N dynamic
@@ -305,26 +303,29 @@ def skip_reason(site: Site, row_tiles: bool = False) -> Optional[str]:
         return (f"f32 with odd C={site.hints[1]} and a dynamic N whose size hint {site.hints[0]} is not a multiple of "
                 "16, without one program per row tile: every access is a scalar, measured slower fused "
                 "(reduction_transpose_fusion_profitability=False overrides)")
-    copied_as_is = site.copy_ops <= VIEW_OPS
     fp8_cast = site.itemsize == 1 and site.copy_ops <= VIEW_OPS | FP8_CAST_OPS and not row_tiles
-    if (copied_as_is or fp8_cast) and site.itemsize != 2 and site.row_bytes[0] % 8 and wide:
-        return (f"stock already emits one unsplit kernel for {'a copy' if copied_as_is else 'an fp8 cast'} with rows "
-                f"of {site.row_bytes[0]} bytes (measured no faster fused; "
+    if fp8_cast and site.row_bytes[0] % 8 and wide:
+        return (f"stock already emits one unsplit kernel for an fp8 cast with rows of {site.row_bytes[0]} bytes, and "
+                "the fused kernel would not launch one program per row tile (measured no faster fused; "
                 "reduction_transpose_fusion_profitability=False overrides)")
     return None
 
 
 def expects_row_tiles(graph: torch.fx.Graph, site: Site, reductions: int) -> bool:
-    """Whether the fused kernel of ``site`` will launch one program per row tile of a dynamic N, as far as the graph
-    tells before Inductor builds the kernel; ``choices`` decides on the kernel (``_no_row_tile_grid``,
-    ``launch_config``), and where it does not take the grid the kernel is slower than expected, never wrong.  Needed:
-    N dynamic and at least 1 in its value range (under ``backed_size_oblivious`` it may be 0, and a grid of no
-    programs writes no result); ``reductions``, the sites pairing a reduction with the site's copy, is 1; that
+    """Whether the fused kernel of ``site`` will launch one program per row tile, as far as the graph tells before
+    Inductor builds the kernel; ``choices`` decides on the kernel (``_no_row_tile_grid``, ``launch_config``), and
+    where it does not take the grid the kernel is slower than expected, never wrong.  Needed: N dynamic and at least 1
+    in its value range (under ``backed_size_oblivious`` it may be 0, and a grid of no programs writes no result), or
+    N static for a 1-byte copy (or ``ROW_TILE_GRID=1`` in the launch override); ``reductions``, the sites pairing a reduction with the site's copy, is 1; that
     reduction's result is fp32, bf16 or fp16 (flagged fp32 partials) and read by no full-size op (which could put it in
     a later loop of the kernel, with the grid-barrier finish); no transcendental producer (a heavy kernel keeps one
     wave); a Python wrapper (:func:`row_tile_grid_available`); for a 1-byte copy (an fp8 cast), the launch's own
-    conditions: from f32, wide, even C and an N that can be vectorized."""
-    if site.rows.is_number or reductions != 1 or site.hints is None or not row_tile_grid_available():
+    conditions (``runtime.triton_heuristics.wide_fp8_cast``): from f32, wide, even C, and an even N or a dynamic
+    one that can be vectorized."""
+    if reductions != 1 or site.hints is None or not row_tile_grid_available():
+        return False
+    static = site.rows.is_number
+    if static and not config.launch_override().get("ROW_TILE_GRID", site.itemsize == 1):
         return False
     reduction, source = _node(graph, site.reduction), _node(graph, site.source)
     if getattr(reduction.meta.get("val"), "dtype", None) not in FLAGGED_DTYPES:
@@ -332,10 +333,14 @@ def expects_row_tiles(graph: torch.fx.Graph, site: Site, reductions: int) -> boo
     full = site.hints[0] * site.hints[1]
     if any(_numel_hint(user) >= full for user in reduction.users):
         return False
-    if site.producer_ops & TRANSCENDENTAL or _lower_bound(source, site.rows) < 1:
+    if site.producer_ops & TRANSCENDENTAL or (not static and _lower_bound(source, site.rows) < 1):
         return False
-    return site.itemsize != 1 or (source.meta["val"].dtype == torch.float32 and _wide(site) and site.hints[1] % 2 == 0
-                                  and vector_rows(site.rows, site.hints[0]))
+    if site.itemsize != 1:
+        return True
+    rows, cols = site.hints
+    sms = DeviceProperties.create(_device(site)).multi_processor_count
+    aligned_rows = rows % 2 == 0 if static else vector_rows(site.rows, rows)
+    return aligned_rows and wide_fp8_cast(cols, 1, source.meta["val"].dtype.itemsize, reductions, sms)
 
 
 def _numel_hint(node: torch.fx.Node) -> int:

@@ -21,7 +21,7 @@ Rules, each from the H200 sweep recorded in ``benchmarks/results/`` (see README,
   full-size tensor of :data:`ONE_TILE_MIN_BYTES` or more (at most :data:`MAX_ONE_TILE_RSPLIT` row tiles), and for a
   plain copy with one odd extent; with a dynamic N, one program per row tile too (:class:`RowTileGrid`: the grid
   from N at launch), and also for aligned 16-bit kernels of one reduction and :data:`DYNAMIC_ROW_TILE_MIN_BYTES` or
-  more and for a wide fp8 cast; where that grid cannot be (partials that are not flagged, AOTInductor)
+  more and for a wide fp8 cast (with a static N too: :func:`wide_fp8_cast`); where that grid cannot be (partials that are not flagged, AOTInductor)
   :data:`DYNAMIC_TILES_PER_PROGRAM` (:data:`DYNAMIC_SCALAR_TILES_PER_PROGRAM` with odd C and N), looped, instead of
   one; :data:`SCALAR_TILES_PER_PROGRAM` for several reductions with odd C and N; none of these with a heavy producer
   or a 1-byte tensor (e.g. an fp8 output), but for a large aligned cast from f32 to fp8 with a static N;
@@ -253,6 +253,21 @@ DYNAMIC_SCALAR_TILES_PER_PROGRAM = 2
 # path: the fp32 -> fp8 cast of [4096, 30522] ran at 1.41x copy SOL with the grid against 2.05x with one wave
 # (stock 2.44x; -sweep-dynamic5.csv).
 DYNAMIC_ROW_TILE_MIN_BYTES = 8 << 20
+# A static N takes the row-tile grid too for the wide cast of f32 to fp8 (:func:`wide_fp8_cast`), which the
+# static rules otherwise keep on one wave (a 1-byte output) or leave to stock (rule 3b).  In the H200 profile of the
+# 20 corpus shapes that a dynamic N puts on the grid (profile/2026-12-01-h200-profile-kernels-session16.csv, static
+# kernel twice, then the same static N on the grid, x copy SOL) the grid won on bert/F5-vocab-fp32 (the fp32 -> fp8
+# cast of [4096, 30522]: 1.507, 1.505 -> 1.272; stock 1.504), lost 1-6% on 15 (persistent one-tile kernels, one-wave
+# 16-bit ones) and tied on 3; one odd-C-and-N producer won (a * b + 1 over bf16[8191, 1021] 1.68 -> 1.53, while its
+# copy lost 1.40 -> 1.48: no rule).  The staticgrid sweep (sweeps/2026-12-01-h200-sweep-staticgrid.csv; one wave
+# twice, the grid with the wide tile X128 w8, X64 w8, X64 w4) confirmed it on four wide casts: [4096, 30522] 1.524,
+# 1.529 -> 1.285 (X64 w4 1.321), [8192, 30522] 1.573, 1.573 -> 1.305 (1.365), and with fp8 rows 16-byte aligned
+# [2048, 32000] 1.282, 1.283 -> 1.290, X64 w4 1.185, [4096, 50304] 1.259, 1.259 (0.97x of stock) -> 1.208, X64 w4
+# 1.127: so where C is a multiple of FP8_VECTOR_COLS the grid takes the plain X64 tile on 4 warps.  The same with N
+# dynamic (sweeps/2026-12-01-h200-sweep-dynamicfp8.csv; the grid X128 w8 twice, then X64 w4): [2048, 32000] 1.311,
+# 1.313 -> 1.227, [4096, 50304] 1.209, 1.209 -> 1.156, while [4096, 30522] lost (1.229, 1.234 -> 1.361) and
+# [8192, 30522] too (1.286, 1.289 -> 1.415).
+FP8_VECTOR_COLS = 16
 # With the sizes a dynamic N brings cast to int32 (LaunchConfig.int32_sizes) and the row-tile grid's kernel lighter
 # (no division for its row chunk, no evict_first: codegen/triton.py), the dynamic6 sweep (-sweep-dynamic6.csv, 2026-12-01;
 # the rule twice, one wave, the grid) kept every choice above: the grid stayed 6-42% faster than one wave where the
@@ -348,9 +363,10 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
         vector_rows, vector_cols: False where N (C) is dynamic and not known to be a multiple of 16 elements
             (``choices._vector_rows``, ``_vector_cols``): Triton then cannot vectorize the accesses along it,
             whatever its parity, so the tile is chosen as for an odd N (C).
-        row_tile_grid: whether a dynamic N may take one program per row tile (:class:`RowTileGrid`; the kernel's
-            partials must all be flagged, ``choices``); else it takes :data:`DYNAMIC_TILES_PER_PROGRAM` looped
-            tiles where a static N takes one.
+        row_tile_grid: whether the kernel may take one program per row tile (:class:`RowTileGrid`; the kernel's
+            partials must all be flagged, ``choices``): a dynamic N where the rules give one tile a program (else
+            :data:`DYNAMIC_TILES_PER_PROGRAM` looped tiles), a static N for :func:`wide_fp8_cast` or
+            ``ROW_TILE_GRID=1`` in ``override`` (then launched as a dynamic N would be).
 
     Raises:
         ValueError: if a size is not positive, or the tile (override blocks included) is larger than one Triton
@@ -360,6 +376,11 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
         raise ValueError(f"launch_config needs positive sizes, got cols={cols} rows={rows} num_sms={num_sms} "
                          f"itemsizes {narrowest}..{widest}")
     override = override or {}
+    # the wide fp32 -> fp8 cast takes the row-tile grid, with a static N too (FP8_VECTOR_COLS; ROW_TILE_GRID=0: not)
+    cast_on_grid = (row_tile_grid and override.get("ROW_TILE_GRID", 1) and rows % 2 == 0 and vector_rows
+                    and vector_cols and wide_fp8_cast(cols, narrowest, widest, reductions, num_sms))
+    if static_rows and row_tile_grid and override.get("ROW_TILE_GRID", cast_on_grid):
+        static_rows = False  # launched as a dynamic N would be, on the row-tile grid
     xblock = XBLOCK_BY_WIDEST[min(XBLOCK_BY_WIDEST, key=lambda k: abs(k - widest))]
     rblock = min(STORE_RUN_BYTES // narrowest, TILE_ELEMENTS // xblock)
     warps = NUM_WARPS
@@ -368,7 +389,7 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
     if reductions > 1 and widest <= 2:
         rblock = min(rblock, MULTI_REDUCTION_R0_BLOCK)
     wide = cols >= WIDE_TILE_SCALE * num_sms * xblock
-    if wide:
+    if wide and not (cast_on_grid and cols % FP8_VECTOR_COLS == 0):
         xblock, warps = xblock * WIDE_TILE_SCALE, warps * WIDE_TILE_SCALE
     heavy = ops > HEAVY_OPS or bool(producer_ops & TRANSCENDENTAL)
     if heavy:
@@ -391,7 +412,7 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
     if not static_rows:
         row_tiles_win = not per_thread and reductions == 1 and (  # 16-bit, or the cast of f32 to fp8 on the wide path
             narrowest == widest == 2 and rows * cols * widest >= DYNAMIC_ROW_TILE_MIN_BYTES
-            or narrowest == 1 and widest == 4 and wide)
+            or wide_fp8_cast(cols, narrowest, widest, reductions, num_sms))
         default_tiles = _dynamic_tiles(default_tiles, row_tile_grid, per_thread == SCALAR_ELEMENTS_PER_THREAD,
                                        row_tiles_win)
     tiles_per_program = override.get("TILES_PER_PROGRAM", default_tiles)
@@ -432,6 +453,16 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
         int32_sizes=bool(override.get("INT32_SIZES", not static_rows and reductions > 1 and not wide)),
         shift_last_tile=bool(override.get("SHIFT_LAST_TILE", row_tile_grid and narrowest > 1)) and row_tile_grid,
     )
+
+
+def wide_fp8_cast(cols: int, narrowest: int, widest: int, reductions: int, num_sms: int) -> bool:
+    """True for the wide cast of f32 to fp8 that takes the row-tile grid (:class:`RowTileGrid`) with a static N as
+    with a dynamic one, where its partials allow it (flagged, ``choices``) and N is even (a vectorizable dynamic N):
+    1-byte and 4-byte full-size tensors, one reduction, an even C of at least ``WIDE_TILE_SCALE * num_sms * 64``
+    columns (the wide path of f32).  From the H200 runs of :data:`FP8_VECTOR_COLS` and
+    :data:`DYNAMIC_ROW_TILE_MIN_BYTES`; the post-grad pass asks it too (``expects_row_tiles``)."""
+    return (narrowest == 1 and widest == 4 and reductions == 1 and cols % 2 == 0
+            and cols >= WIDE_TILE_SCALE * num_sms * XBLOCK_BY_WIDEST[4])
 
 
 class RowTileGrid(GridExpr):

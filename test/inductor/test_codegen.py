@@ -351,6 +351,20 @@ def test_the_wide_fp8_cast_keeps_its_row_mask():
     assert "'grid_type': 'RowTileGrid'" in kernel and SHIFTED_OFFSET_LINE not in kernel
 
 
+@pytest.mark.parametrize("cols,xblock,warps", [(30522, 128, 8), (32000, 64, 4)])
+def test_a_static_n_puts_the_wide_fp32_to_fp8_cast_on_the_row_tile_grid(cols, xblock, warps):
+    """The wide fp32 -> fp8 cast, left to stock with N static until the sixteenth session (rule 3b: 0.99x fused on
+    one wave), now fuses with the default flags onto one program per row tile (1.18x faster than stock for
+    [4096, 30522], sweeps/2026-12-01-h200-sweep-staticgrid.csv), with the plain X64 tile on 4 warps where the fp8
+    rows are 16-byte aligned; the 1-byte kernel keeps its row mask (no shifted tile)."""
+    (kernel,) = interpret.kernel_sources(generate("F5-fp8-cast-transpose-dbias", "fp32", 4096, cols,
+                                                  reduction_transpose_fusion=True)).values()
+    launch = fixed_launch(kernel)
+    assert "'grid_type': 'RowTileGrid'" in kernel and ONE_TILE_CHUNK_LINE in kernel and "for r0_offset" not in kernel
+    assert (launch["XBLOCK"], launch["num_warps"], launch["RSPLIT"]) == (xblock, warps, 4096 // launch["R0_BLOCK"])
+    assert SHIFTED_OFFSET_LINE not in kernel
+
+
 def test_a_dynamic_n_is_cast_to_int32_in_an_int32_kernel():
     """Inductor passes dynamic sizes as int64 even to a kernel it indexes in int32 (having guarded that every buffer
     fits), which cost LayerNorm backward's one-wave kernel 13-21% on the H200; the fused kernel casts them to int32

@@ -30,6 +30,9 @@ REAL = [(name, 25218 if name.startswith("F4") else 25217, 3071)
 WIDE = [("F1-t", 4096, 30522), ("F2-mul-add", 8192, 14336), ("F1-t", 16400, 6000)]
 # an fp8 cast of a large tensor: one row tile a program from f32 (101 MB, ragged tiles both ways), one wave from 16-bit
 LARGE_FP8 = [("F5-fp8-cast-transpose-dbias", 8200, 3080)]
+# the wide fp32 -> fp8 cast, which a static N launches on the row-tile grid (the wide tile, then the plain X64 one
+# where the fp8 rows are 16-byte aligned), each with an N that leaves the last row tile ragged; from 16-bit, one wave
+WIDE_FP8 = [("F5-fp8-cast-transpose-dbias", 4098, 30522), ("F5-fp8-cast-transpose-dbias", 2050, 32000)]
 # tall tensors: odd C and N with tens of thousands of programs a column block (the two-level finish; the finish must
 # not build an [XBLOCK, RSPLIT] mask, which Triton refuses past 2**20 elements), and a tall, narrow one that the
 # large-tensor rule leaves on one wave (more than 4096 row tiles)
@@ -48,8 +51,8 @@ def compile_and_run(fn, inputs, options):
 
 
 @pytest.mark.parametrize("dtype", families.DTYPES.values(), ids=families.DTYPES.keys())
-@pytest.mark.parametrize("name,rows,cols", ODD + REAL + WIDE + LARGE_FP8 + TALL,
-                         ids=[f"{n}-{r}x{c}" for n, r, c in ODD + REAL + WIDE + LARGE_FP8 + TALL])
+@pytest.mark.parametrize("name,rows,cols", ODD + REAL + WIDE + LARGE_FP8 + WIDE_FP8 + TALL,
+                         ids=[f"{n}-{r}x{c}" for n, r, c in ODD + REAL + WIDE + LARGE_FP8 + WIDE_FP8 + TALL])
 def test_family_on_gpu(name, dtype, rows, cols):
     case = families.CASES[name]
     inputs = case.inputs(rows, cols, dtype, device="cuda", seed=rows + cols)

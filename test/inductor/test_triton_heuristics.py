@@ -193,7 +193,36 @@ def test_a_dynamic_n_takes_the_row_tile_grid(cols, rows, narrowest, widest, kwar
     assert not without.row_tile_grid and without.tiles_per_program in (0, th.DYNAMIC_TILES_PER_PROGRAM,
                                                                        th.DYNAMIC_SCALAR_TILES_PER_PROGRAM)
     static = th.launch_config(cols, rows, narrowest, widest, H200_SMS, row_tile_grid=True, **kwargs)
-    assert not static.row_tile_grid  # a static N has Inductor's persistent kernel
+    # a static N has Inductor's persistent kernel, but for the wide fp32 -> fp8 cast (the next test)
+    assert static.row_tile_grid == ((narrowest, widest, cols) == (1, 4, 30522))
+
+
+@pytest.mark.parametrize("cols,rows,widest,grid,xblock,warps", [
+    (30522, 4096, 4, True, 128, 8),  # bert/F5-vocab-fp32: 1.27-1.29x copy SOL against 1.52x one wave (stock 1.50x)
+    (30522, 8192, 4, True, 128, 8),  # 1.31x against 1.57x
+    (32000, 2048, 4, True, 64, 4),  # fp8 rows 16-byte aligned: the plain tile, 1.19x against X128 w8's 1.29x
+    (50304, 4096, 4, True, 64, 4),  # 1.13x against 1.21x (one wave 1.26x, 0.97x of stock)
+    (30522, 4095, 4, False, 128, 8),  # odd N (scalar stores along N): not measured
+    (30522, 4096, 2, False, 128, 8),  # from bf16: not measured
+    (12000, 4096, 4, False, 64, 4),  # off f32's wide path (C < 2 * 132 * 64)
+])
+def test_a_static_n_takes_the_row_tile_grid_for_the_wide_fp32_to_fp8_cast(cols, rows, widest, grid, xblock, warps):
+    """The staticgrid sweep (sweeps/2026-12-01-h200-sweep-staticgrid.csv): one program per row tile, launched as for
+    a dynamic N, where the kernel may take the grid (``row_tile_grid``: flagged partials, Python wrapper), and with
+    the plain tile on 4 warps where the fp8 rows are 16-byte aligned (with N dynamic too); ``ROW_TILE_GRID=0`` turns
+    it off for a static N and ``=1`` turns it on for any static N."""
+    cfg = th.launch_config(cols, rows, 1, widest, H200_SMS, ops=2, row_tile_grid=True)
+    assert cfg.row_tile_grid == grid and (cfg.XBLOCK, cfg.num_warps) == (xblock, warps)
+    if grid:
+        assert cfg.tiles_per_program == 1 and cfg.RSPLIT == -(-rows // cfg.R0_BLOCK) and not cfg.shift_last_tile
+        dynamic = th.launch_config(cols, rows, 1, widest, H200_SMS, ops=2, static_rows=False, row_tile_grid=True)
+        assert dynamic == cfg  # the same launch (dynamicfp8 sweep: X64 w4 1.156-1.227x copy SOL against X128's
+        # 1.209-1.311x on the aligned shapes, 1.361-1.415x against 1.229-1.286x on C = 30522)
+    assert not th.launch_config(cols, rows, 1, widest, H200_SMS, ops=2).row_tile_grid  # the cpp wrapper, AOTI
+    off = th.launch_config(cols, rows, 1, widest, H200_SMS, {"ROW_TILE_GRID": 0}, ops=2, row_tile_grid=True)
+    assert not off.row_tile_grid and (off.RSPLIT == 1 or not grid)  # the wide path's one wave
+    on = th.launch_config(14336, 8192, 2, 2, H200_SMS, {"ROW_TILE_GRID": 1}, row_tile_grid=True)
+    assert on.row_tile_grid and on.shift_last_tile and on.XBLOCK == 64  # the dynamic grid's X64, not the big tile
 
 
 @pytest.mark.parametrize("cols,rows,narrowest,widest,kwargs,int32,shift", [
