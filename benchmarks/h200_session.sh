@@ -2,7 +2,7 @@
 # One call on the lent H200 (see the device tool's README): what the machine is, then the steps named as
 # arguments, in order: tests (GPU tests), sweep (launch sweep), main (the main job), corpus (the corpus suite),
 # main-dynamic and corpus-dynamic (the same with N dynamic); SWEEP_ARGS=--dynamic-rows for a sweep with N dynamic;
-# profile-kernels (benchmarks.profile_kernels with PROFILE_ARGS).
+# profile-kernels (benchmarks.profile_kernels with PROFILE_ARGS); WORKERS=n pytest workers for the tests (8).
 # Everything lands under $OUT (8 files at most come back); the command must finish inside the 10-minute limit.
 set -u -o pipefail
 OUT=${OUT:-$PWD/out}
@@ -23,7 +23,7 @@ for step in "$@"; do
   start=$(date +%s)
   case $step in
     tests) TORCHINDUCTOR_COMPILE_THREADS=2 python3 -m pytest ${TESTS:-test/inductor/test_gpu.py test/inductor/test_gpu_hardening.py} \
-             -m gpu -q -n 8 -p no:cacheprovider -rfE --durations=10 -W ignore::DeprecationWarning > "$OUT/gpu_tests.log" 2>&1
+             -m gpu -q -n ${WORKERS:-8} -p no:cacheprovider -rfE --durations=10 -W ignore::DeprecationWarning > "$OUT/gpu_tests.log" 2>&1
            tail -n 60 "$OUT/gpu_tests.log" ;;
     sweep-*) python3 -m benchmarks.sweep --shapes "${step#sweep-}" ${SWEEP_ARGS:-} --out "$OUT" 2>&1 | grep -v "it/s\]" \
                | tee "$OUT/$step.log" ;;
