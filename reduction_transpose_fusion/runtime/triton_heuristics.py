@@ -255,11 +255,12 @@ DYNAMIC_SCALAR_TILES_PER_PROGRAM = 2
 DYNAMIC_ROW_TILE_MIN_BYTES = 8 << 20
 # A static N takes the row-tile grid too for the wide cast of f32 to fp8 (:func:`wide_fp8_cast`), which the
 # static rules otherwise keep on one wave (a 1-byte output) or leave to stock (rule 3b).  In the H200 profile of the
-# 20 corpus shapes that a dynamic N puts on the grid (profile/2026-12-01-h200-profile-kernels-session16.csv, static
-# kernel twice, then the same static N on the grid, x copy SOL) the grid won on bert/F5-vocab-fp32 (the fp32 -> fp8
-# cast of [4096, 30522]: 1.507, 1.505 -> 1.272; stock 1.504), lost 1-6% on 15 (persistent one-tile kernels, one-wave
-# 16-bit ones) and tied on 3; one odd-C-and-N producer won (a * b + 1 over bf16[8191, 1021] 1.68 -> 1.53, while its
-# copy lost 1.40 -> 1.48: no rule).  The staticgrid sweep (sweeps/2026-12-01-h200-sweep-staticgrid.csv; one wave
+# 21 cases (19 of the corpus, 2 of the main job) whose kernel a dynamic N puts on the grid
+# (profile/2026-12-01-h200-profile-kernels-session16.csv; static kernel twice, then the same static N on the grid,
+# x copy SOL) the grid won on bert/F5-vocab-fp32 (the fp32 -> fp8 cast of [4096, 30522]: 1.507, 1.505 -> 1.272; stock
+# 1.504), lost 1-6% on 13 (persistent one-tile kernels, one-wave 16-bit ones) and tied (within 1%) on 6; one
+# odd-C-and-N producer read faster (a * b + 1 over bf16[8191, 1021] 1.68 -> 1.53), but that run's static readings of it
+# were 12% above the corpus run's, where the grid's time would be no gain, and its copy lost 1.40 -> 1.48: no rule.  The staticgrid sweep (sweeps/2026-12-01-h200-sweep-staticgrid.csv; one wave
 # twice, the grid with the wide tile X128 w8, X64 w8, X64 w4) confirmed it on four wide casts: [4096, 30522] 1.524,
 # 1.529 -> 1.285 (X64 w4 1.321), [8192, 30522] 1.573, 1.573 -> 1.305 (1.365), and with fp8 rows 16-byte aligned
 # [2048, 32000] 1.282, 1.283 -> 1.290, X64 w4 1.185, [4096, 50304] 1.259, 1.259 (0.97x of stock) -> 1.208, X64 w4
