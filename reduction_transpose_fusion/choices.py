@@ -32,7 +32,7 @@ from ._torch_private import DisableReduction, EnableReduction, FixedTritonConfig
 from .codegen.triton import FINISH_COMBINE, ReductionTransposeTritonKernel
 from .fx_passes.reduction_transpose import (FLAGGED_DTYPES, META_KEY, VECTOR_MULTIPLE, Site, row_symbol,
                                            row_tile_grid_available, vector_rows)
-from .runtime.triton_heuristics import MAX_RSPLIT, LaunchConfig, launch_config
+from .runtime.triton_heuristics import MAX_RSPLIT, LaunchConfig, launch_config, wide_fp8_cast
 from .scheduler import origins, sites_in
 
 log = logging.getLogger(__name__)
@@ -88,6 +88,9 @@ class ReductionTransposeChoices(InductorChoices):
         if no_grid and launch.tiles_per_program and not static_rows:
             log.info("%s: no row-tile grid with the dynamic N=%s: %s; %d looped row tiles a program", names,
                      features.reduction_numel, no_grid, launch.tiles_per_program)
+        elif no_grid and static_rows and (config.launch_override().get("ROW_TILE_GRID")
+                                         or wide_fp8_cast(cols, rows, narrowest, widest, reductions, num_sms)):
+            log.info("%s: no row-tile grid with the static N=%s: %s; %s", names, rows, no_grid, launch)
         last_block = _single_loop(features)
         if launch.chunked_finish and not (last_block and _reduction_types(features) <= FINISH_COMBINE.keys()):
             log.info("%s: one-wave launch instead of %s: only the last-program finish combines partials in chunks, "

@@ -320,8 +320,8 @@ def expects_row_tiles(graph: torch.fx.Graph, site: Site, reductions: int) -> boo
     reduction's result is fp32, bf16 or fp16 (flagged fp32 partials) and read by no full-size op (which could put it in
     a later loop of the kernel, with the grid-barrier finish); no transcendental producer (a heavy kernel keeps one
     wave); a Python wrapper (:func:`row_tile_grid_available`); for a 1-byte copy (an fp8 cast), the launch's own
-    conditions (``runtime.triton_heuristics.wide_fp8_cast``): from f32, wide, even C, and an even N or a dynamic
-    one that can be vectorized."""
+    conditions (``runtime.triton_heuristics.wide_fp8_cast``): from f32, wide, more than one row tile, an even static C
+    or a dynamic one known to be a multiple of 16, and an even static N or a dynamic one that can be vectorized."""
     if reductions != 1 or site.hints is None or not row_tile_grid_available():
         return False
     static = site.rows.is_number
@@ -340,7 +340,10 @@ def expects_row_tiles(graph: torch.fx.Graph, site: Site, reductions: int) -> boo
     rows, cols = site.hints
     sms = DeviceProperties.create(_device(site)).multi_processor_count
     aligned_rows = rows % 2 == 0 if static else vector_rows(site.rows, rows)
-    return aligned_rows and wide_fp8_cast(cols, 1, source.meta["val"].dtype.itemsize, reductions, sms)
+    # a dynamic C is taken as odd unless known a multiple of 16 (choices._vector_cols), and an odd C keeps one wave
+    aligned_cols = site.cols.is_number or sympy.Mod(site.cols, VECTOR_MULTIPLE) == 0
+    return (aligned_rows and aligned_cols
+            and wide_fp8_cast(cols, rows, 1, source.meta["val"].dtype.itemsize, reductions, sms))
 
 
 def _numel_hint(node: torch.fx.Node) -> int:

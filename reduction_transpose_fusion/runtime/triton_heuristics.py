@@ -269,6 +269,10 @@ DYNAMIC_ROW_TILE_MIN_BYTES = 8 << 20
 # 1.313 -> 1.227, [4096, 50304] 1.209, 1.209 -> 1.156, while [4096, 30522] lost (1.229, 1.234 -> 1.361) and
 # [8192, 30522] too (1.286, 1.289 -> 1.415).
 FP8_VECTOR_COLS = 16
+# The cast's row tile (R0_BLOCK 128 of 1-byte stores): with no more rows than one tile the grid is one program per
+# column block that still takes the flagged finish (RSPLIT 2 at the hint keeps it), which the wide path's one wave
+# (RSPLIT 1) does not have.  Not measured either way (the runs above had N >= 2048; found by a fresh-user review).
+FP8_GRID_MIN_ROWS = 128
 # With the sizes a dynamic N brings cast to int32 (LaunchConfig.int32_sizes) and the row-tile grid's kernel lighter
 # (no division for its row chunk, no evict_first: codegen/triton.py), the dynamic6 sweep (-sweep-dynamic6.csv, 2026-12-01;
 # the rule twice, one wave, the grid) kept every choice above: the grid stayed 6-42% faster than one wave where the
@@ -366,8 +370,9 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
             whatever its parity, so the tile is chosen as for an odd N (C).
         row_tile_grid: whether the kernel may take one program per row tile (:class:`RowTileGrid`; the kernel's
             partials must all be flagged, ``choices``): a dynamic N where the rules give one tile a program (else
-            :data:`DYNAMIC_TILES_PER_PROGRAM` looped tiles), a static N for :func:`wide_fp8_cast` or
-            ``ROW_TILE_GRID=1`` in ``override`` (then launched as a dynamic N would be).
+            :data:`DYNAMIC_TILES_PER_PROGRAM` looped tiles), a static N for :func:`wide_fp8_cast`; with
+            ``ROW_TILE_GRID=1`` in ``override`` any static N is launched as a dynamic N would be (on the grid where
+            those rules, or ``TILES_PER_PROGRAM=1``, give one row tile a program).
 
     Raises:
         ValueError: if a size is not positive, or the tile (override blocks included) is larger than one Triton
@@ -377,9 +382,10 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
         raise ValueError(f"launch_config needs positive sizes, got cols={cols} rows={rows} num_sms={num_sms} "
                          f"itemsizes {narrowest}..{widest}")
     override = override or {}
-    # the wide fp32 -> fp8 cast takes the row-tile grid, with a static N too (FP8_VECTOR_COLS; ROW_TILE_GRID=0: not)
-    cast_on_grid = (row_tile_grid and override.get("ROW_TILE_GRID", 1) and rows % 2 == 0 and vector_rows
-                    and vector_cols and wide_fp8_cast(cols, narrowest, widest, reductions, num_sms))
+    # the wide fp32 -> fp8 cast takes the row-tile grid, with a static N too (FP8_VECTOR_COLS; ROW_TILE_GRID=0, for
+    # a static N: not)
+    cast_on_grid = (row_tile_grid and (override.get("ROW_TILE_GRID", 1) or not static_rows) and rows % 2 == 0
+                    and vector_rows and vector_cols and wide_fp8_cast(cols, rows, narrowest, widest, reductions, num_sms))
     if static_rows and row_tile_grid and override.get("ROW_TILE_GRID", cast_on_grid):
         static_rows = False  # launched as a dynamic N would be, on the row-tile grid
     xblock = XBLOCK_BY_WIDEST[min(XBLOCK_BY_WIDEST, key=lambda k: abs(k - widest))]
@@ -413,7 +419,7 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
     if not static_rows:
         row_tiles_win = not per_thread and reductions == 1 and (  # 16-bit, or the cast of f32 to fp8 on the wide path
             narrowest == widest == 2 and rows * cols * widest >= DYNAMIC_ROW_TILE_MIN_BYTES
-            or wide_fp8_cast(cols, narrowest, widest, reductions, num_sms))
+            or wide_fp8_cast(cols, rows, narrowest, widest, reductions, num_sms))
         default_tiles = _dynamic_tiles(default_tiles, row_tile_grid, per_thread == SCALAR_ELEMENTS_PER_THREAD,
                                        row_tiles_win)
     tiles_per_program = override.get("TILES_PER_PROGRAM", default_tiles)
@@ -456,13 +462,14 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
     )
 
 
-def wide_fp8_cast(cols: int, narrowest: int, widest: int, reductions: int, num_sms: int) -> bool:
+def wide_fp8_cast(cols: int, rows: int, narrowest: int, widest: int, reductions: int, num_sms: int) -> bool:
     """True for the wide cast of f32 to fp8 that takes the row-tile grid (:class:`RowTileGrid`) with a static N as
-    with a dynamic one, where its partials allow it (flagged, ``choices``) and N is even (a vectorizable dynamic N):
-    1-byte and 4-byte full-size tensors, one reduction, an even C of at least ``WIDE_TILE_SCALE * num_sms * 64``
-    columns (the wide path of f32).  From the H200 runs of :data:`FP8_VECTOR_COLS` and
-    :data:`DYNAMIC_ROW_TILE_MIN_BYTES`; the post-grad pass asks it too (``expects_row_tiles``)."""
-    return (narrowest == 1 and widest == 4 and reductions == 1 and cols % 2 == 0
+    with a dynamic one (``rows``: its hint), where its partials allow it (flagged, ``choices``) and N is even (a
+    vectorizable dynamic N): 1-byte and 4-byte full-size tensors, one reduction, an even C of at least
+    ``WIDE_TILE_SCALE * num_sms * 64`` columns (the wide path of f32), and more than :data:`FP8_GRID_MIN_ROWS` rows.
+    From the H200 runs of :data:`FP8_VECTOR_COLS` and :data:`DYNAMIC_ROW_TILE_MIN_BYTES`; the post-grad pass asks it
+    too (``expects_row_tiles``)."""
+    return (narrowest == 1 and widest == 4 and reductions == 1 and cols % 2 == 0 and rows > FP8_GRID_MIN_ROWS
             and cols >= WIDE_TILE_SCALE * num_sms * XBLOCK_BY_WIDEST[4])
 
 

@@ -264,6 +264,19 @@ def test_a_static_n_on_the_row_tile_grid_is_correct(name, dtype, rows, shifted):
     check(case.fn, inputs, fused, stock, transposed=case.transposed, exact=case.exact)
 
 
+def test_a_static_n_that_cannot_take_the_row_tile_grid_says_why():
+    """``ROW_TILE_GRID=1`` asks for the grid, which two reductions cannot take (their partials keep the ticket): the
+    static N keeps its kernel, correct, and the log says why (found by a fresh-user review, 2026-12-01)."""
+    x = randn(300, 32, dtype=torch.bfloat16)
+    with decision_log() as records:
+        fused, stock = compile_both(families.f3_amax, [x],
+                                    reduction_transpose_fusion_launch_config=f"ROW_TILE_GRID=1,{ROW_TILES}")
+    (kernel,) = interpret.kernel_sources(fused).values()
+    assert "RowTileGrid" not in kernel
+    assert any("no row-tile grid with the static N=300" in r and "2 reductions" in r for r in records), records
+    check(families.f3_amax, [x], fused, stock)
+
+
 def cumsum_then_transpose(x):
     y = x.cumsum(0) * 2
     return y.t().contiguous(), y.sum(0)

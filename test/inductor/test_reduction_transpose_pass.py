@@ -146,8 +146,9 @@ def test_a_dynamic_n_with_row_tiles_fuses_what_rules_3b_and_3c_leave_to_stock():
     (families.f5_fp8_cast_transpose_dbias, [torch.randn(1024, 30522).bfloat16(), torch.tensor(2.0)], 1, False),
     (families.f5_fp8_cast_transpose_dbias, [torch.randn(1023, 30522), torch.tensor(2.0)], 1, False),  # odd N
     (families.f5_fp8_cast_transpose_dbias, [torch.randn(1024, 12000), torch.tensor(2.0)], 1, False),  # not wide
+    (families.f5_fp8_cast_transpose_dbias, [torch.randn(128, 30522), torch.tensor(2.0)], 1, False),  # one row tile
     (families.f1_t, [torch.randn(1024, 30522)], 1, False),  # a static N's copy: the persistent kernel
-], ids=["fp8-from-f32", "fp8-from-bf16", "fp8-odd-n", "fp8-narrow", "copy"])
+], ids=["fp8-from-f32", "fp8-from-bf16", "fp8-odd-n", "fp8-narrow", "fp8-one-row-tile", "copy"])
 def test_a_static_n_expects_row_tiles_only_for_the_wide_fp32_to_fp8_cast(fn, inputs, reductions, expected):
     """With N static the launch takes the row-tile grid for the wide cast of f32 to fp8 alone
     (``runtime.triton_heuristics.wide_fp8_cast``), and the pass predicts it so (rule 3b); ``ROW_TILE_GRID=1`` in
@@ -158,9 +159,11 @@ def test_a_static_n_expects_row_tiles_only_for_the_wide_fp32_to_fp8_cast(fn, inp
     with inductor_config.patch(cpp_wrapper=True):
         assert not rt.expects_row_tiles(graph, s, reductions)
     with inductor_config.patch(reduction_transpose_fusion_launch_config="ROW_TILE_GRID=1"):
-        assert rt.expects_row_tiles(graph, s, reductions) == (expected or fn is families.f1_t or inputs[0].shape[1]
-                                                              == 30522 and inputs[0].dtype == torch.float32
-                                                              and inputs[0].shape[0] % 2 == 0)
+        assert rt.expects_row_tiles(graph, s, reductions) == (expected or fn is families.f1_t)  # fp8: its own rule
+    if expected:  # a dynamic C is taken as odd (no vector accesses) unless known a multiple of 16: one wave
+        c = sympy.Symbol("s1", positive=True, integer=True)
+        assert not rt.expects_row_tiles(graph, dataclasses.replace(s, cols=c), reductions)
+        assert rt.expects_row_tiles(graph, dataclasses.replace(s, cols=16 * c), reductions)
 
 
 def symbolic(fn, *inputs):
@@ -189,9 +192,11 @@ def fp64_sum(x):
     (families.f5_fp8_cast_transpose_dbias, [torch.randn(1028, 30522), torch.tensor(2.0)], 1, False),  # scalar N
 ], ids=["copy", "two-reductions", "gelu", "later-loop", "fp64", "fp8-from-f32", "fp8-from-bf16", "fp8-scalar-n"])
 def test_the_pass_expects_row_tiles_where_choices_will_launch_them(fn, inputs, reductions, expected):
-    """The pass's prediction (rules 3b and 3c) follows what choices and the launch heuristic need for the grid."""
+    """The pass's prediction (rules 3b and 3c) follows what choices and the launch heuristic need for the grid; N
+    dynamic, C static (the fp8 cast's launch takes a dynamic C for odd, one wave: see the static-N test above)."""
     graph, sites = symbolic(fn, *inputs)
     (s,) = [x for x in sites if x.reduction == sites[0].reduction]
+    s = dataclasses.replace(s, cols=sympy.Integer(s.hints[1]))
     assert not s.rows.is_number
     assert rt.expects_row_tiles(graph, s, reductions) == expected
     if expected:

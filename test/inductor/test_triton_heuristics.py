@@ -205,6 +205,8 @@ def test_a_dynamic_n_takes_the_row_tile_grid(cols, rows, narrowest, widest, kwar
     (30522, 4095, 4, False, 128, 8),  # odd N (scalar stores along N): not measured
     (30522, 4096, 2, False, 128, 8),  # from bf16: not measured
     (12000, 4096, 4, False, 64, 4),  # off f32's wide path (C < 2 * 132 * 64)
+    (32000, 128, 4, False, 128, 8),  # one row tile: the wide path's one wave, no finish (not measured either way)
+    (32000, 130, 4, True, 64, 4),
 ])
 def test_a_static_n_takes_the_row_tile_grid_for_the_wide_fp32_to_fp8_cast(cols, rows, widest, grid, xblock, warps):
     """The staticgrid sweep (sweeps/2026-12-01-h200-sweep-staticgrid.csv): one program per row tile, launched as for
@@ -218,6 +220,8 @@ def test_a_static_n_takes_the_row_tile_grid_for_the_wide_fp32_to_fp8_cast(cols, 
         dynamic = th.launch_config(cols, rows, 1, widest, H200_SMS, ops=2, static_rows=False, row_tile_grid=True)
         assert dynamic == cfg  # the same launch (dynamicfp8 sweep: X64 w4 1.156-1.227x copy SOL against X128's
         # 1.209-1.311x on the aligned shapes, 1.361-1.415x against 1.229-1.286x on C = 30522)
+        assert dynamic == th.launch_config(cols, rows, 1, widest, H200_SMS, {"ROW_TILE_GRID": 0}, ops=2,
+                                           static_rows=False, row_tile_grid=True)  # a static N's key only
     assert not th.launch_config(cols, rows, 1, widest, H200_SMS, ops=2).row_tile_grid  # the cpp wrapper, AOTI
     off = th.launch_config(cols, rows, 1, widest, H200_SMS, {"ROW_TILE_GRID": 0}, ops=2, row_tile_grid=True)
     assert not off.row_tile_grid and (off.RSPLIT == 1 or not grid)  # the wide path's one wave
