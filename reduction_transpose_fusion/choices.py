@@ -83,19 +83,20 @@ class ReductionTransposeChoices(InductorChoices):
         no_grid = _no_row_tile_grid(features)
         vector = dict(vector_rows=_vector_rows(features.reduction_numel), vector_cols=_vector_cols(features.numel),
                       row_tile_grid=no_grid is None)
-        launch = launch_config(cols, rows, narrowest, widest, num_sms, config.launch_override(), ops, reductions,
-                               producer_ops, static_rows, moved, static_cols, **vector)
+        override = config.launch_override()
+        launch = launch_config(cols, rows, narrowest, widest, num_sms, override, ops, reductions, producer_ops,
+                               static_rows, moved, static_cols, **vector)
         if no_grid and launch.tiles_per_program and not static_rows:
             log.info("%s: no row-tile grid with the dynamic N=%s: %s; %d looped row tiles a program", names,
                      features.reduction_numel, no_grid, launch.tiles_per_program)
-        elif no_grid and static_rows and (config.launch_override().get("ROW_TILE_GRID")
+        elif no_grid and static_rows and (override.get("ROW_TILE_GRID")
                                          or wide_fp8_cast(cols, rows, narrowest, widest, reductions, num_sms)):
             log.info("%s: no row-tile grid with the static N=%s: %s; %s", names, rows, no_grid, launch)
         last_block = _single_loop(features)
         if launch.chunked_finish and not (last_block and _reduction_types(features) <= FINISH_COMBINE.keys()):
             log.info("%s: one-wave launch instead of %s: only the last-program finish combines partials in chunks, "
                      "and only those of sum, max and min", names, launch)
-            one_wave = {**config.launch_override(), "TILES_PER_PROGRAM": 0}
+            one_wave = {**override, "TILES_PER_PROGRAM": 0}
             launch = launch_config(cols, rows, narrowest, widest, num_sms, one_wave, ops, reductions, producer_ops,
                                    static_rows, moved, static_cols, **vector)
             launch = dataclasses.replace(launch, RSPLIT=min(launch.RSPLIT, MAX_RSPLIT))

@@ -65,7 +65,8 @@ ENTRIES = (
     # given, wins; 0: one wave of looping programs); FINISH_GROUP=g (a multiple of 16) sets the programs a group of
     # the two-level flagged finish; PREFETCH=0/1 turns the looped kernel's register prefetch of the next row tile off
     # or on; with a dynamic N, INT32_SIZES=0/1 the cast of its size arguments to int32 and SHIFT_LAST_TILE=0/1 the
-    # row-tile grid's last tile ending at row N (runtime/triton_heuristics.py).
+    # row-tile grid's last tile ending at row N; with a static N, ROW_TILE_GRID=0 keeps it off the row-tile grid and
+    # =1 launches it as a dynamic N would be (runtime/triton_heuristics.py).
     # Keys left out keep the heuristic's value.  Used by the tuning sweep and by tests of odd configurations.
     Entry(
         "reduction_transpose_fusion_launch_config",
@@ -136,11 +137,12 @@ def launch_override() -> dict[str, int]:
 
     Raises:
         ValueError: if the entry is not a string; on a malformed item, an unknown or repeated key, a non-positive
-            value (``PREFETCH``, ``INT32_SIZES``, ``SHIFT_LAST_TILE``: not 0 or 1), a ``num_warps`` that is not a
-            power of two up to 32 (Triton needs a power of two; CUDA allows 1024 threads a block), an ``XBLOCK`` or
-            ``R0_BLOCK`` that is not a power of two of at least 2 (Inductor takes a fixed block of 1 for a dimension of
-            one element and drops its mask, ``_has_constant_mask``, ``codegen/triton.py:5884``: the rows past N would
-            be read and written; found by the fresh-user review, 2026-11-30), an ``RSPLIT`` past CUDA's grid x limit, or a ``FINISH_GROUP`` that is not
+            value (``PREFETCH``, ``INT32_SIZES``, ``SHIFT_LAST_TILE``, ``ROW_TILE_GRID``: not 0 or 1), a
+            ``num_warps`` that is not a power of two up to 32 (Triton needs a power of two; CUDA allows 1024 threads a
+            block), an ``XBLOCK`` or ``R0_BLOCK`` that is not a power of two of at least 2 (Inductor takes a fixed
+            block of 1 for a dimension of one element and drops its mask, ``_has_constant_mask``,
+            ``codegen/triton.py:5884``: the rows past N would be read and written; found by the fresh-user review,
+            2026-11-30), an ``RSPLIT`` past CUDA's grid x limit, or a ``FINISH_GROUP`` that is not
             a multiple of 16 (``FINISH_CHUNK``).  The tile's size is checked with the heuristic's blocks, when a site
             fuses (``launch_config``).
     """

@@ -316,8 +316,8 @@ def expects_row_tiles(graph: torch.fx.Graph, site: Site, reductions: int) -> boo
     Inductor builds the kernel; ``choices`` decides on the kernel (``_no_row_tile_grid``, ``launch_config``), and
     where it does not take the grid the kernel is slower than expected, never wrong.  Needed: N dynamic and at least 1
     in its value range (under ``backed_size_oblivious`` it may be 0, and a grid of no programs writes no result), or
-    N static for a 1-byte copy (or ``ROW_TILE_GRID=1`` in the launch override); ``reductions``, the sites pairing a reduction with the site's copy, is 1; that
-    reduction's result is fp32, bf16 or fp16 (flagged fp32 partials) and read by no full-size op (which could put it in
+    N static for a 1-byte copy (or ``ROW_TILE_GRID=1`` in the launch override); ``reductions``, the sites pairing a
+    reduction with the site's copy, is 1; that reduction's result is fp32, bf16 or fp16 (flagged fp32 partials) and read by no full-size op (which could put it in
     a later loop of the kernel, with the grid-barrier finish); no transcendental producer (a heavy kernel keeps one
     wave); a Python wrapper (:func:`row_tile_grid_available`); for a 1-byte copy (an fp8 cast), the launch's own
     conditions (``runtime.triton_heuristics.wide_fp8_cast``): from f32, wide, more than one row tile, an even static C

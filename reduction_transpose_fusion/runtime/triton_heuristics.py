@@ -21,7 +21,8 @@ Rules, each from the H200 sweep recorded in ``benchmarks/results/`` (see README,
   full-size tensor of :data:`ONE_TILE_MIN_BYTES` or more (at most :data:`MAX_ONE_TILE_RSPLIT` row tiles), and for a
   plain copy with one odd extent; with a dynamic N, one program per row tile too (:class:`RowTileGrid`: the grid
   from N at launch), and also for aligned 16-bit kernels of one reduction and :data:`DYNAMIC_ROW_TILE_MIN_BYTES` or
-  more and for a wide fp8 cast (with a static N too: :func:`wide_fp8_cast`); where that grid cannot be (partials that are not flagged, AOTInductor)
+  more and for a wide fp8 cast (with a static N too: :func:`wide_fp8_cast`); where that grid cannot be (partials
+  that are not flagged, AOTInductor)
   :data:`DYNAMIC_TILES_PER_PROGRAM` (:data:`DYNAMIC_SCALAR_TILES_PER_PROGRAM` with odd C and N), looped, instead of
   one; :data:`SCALAR_TILES_PER_PROGRAM` for several reductions with odd C and N; none of these with a heavy producer
   or a 1-byte tensor (e.g. an fp8 output), but for a large aligned cast from f32 to fp8 with a static N;
@@ -260,8 +261,8 @@ DYNAMIC_ROW_TILE_MIN_BYTES = 8 << 20
 # x copy SOL) the grid won on bert/F5-vocab-fp32 (the fp32 -> fp8 cast of [4096, 30522]: 1.507, 1.505 -> 1.272; stock
 # 1.504), lost 1-6% on 13 (persistent one-tile kernels, one-wave 16-bit ones) and tied (within 1%) on 6; one
 # odd-C-and-N producer read faster (a * b + 1 over bf16[8191, 1021] 1.68 -> 1.53), but that run's static readings of it
-# were 12% above the corpus run's, where the grid's time would be no gain, and its copy lost 1.40 -> 1.48: no rule.  The staticgrid sweep (sweeps/2026-12-01-h200-sweep-staticgrid.csv; one wave
-# twice, the grid with the wide tile X128 w8, X64 w8, X64 w4) confirmed it on four wide casts: [4096, 30522] 1.524,
+# were 12% above the corpus run's, where the grid's time would be no gain, and its copy lost 1.40 -> 1.48: no rule.
+# The staticgrid sweep (sweeps/2026-12-01-h200-sweep-staticgrid.csv; one wave twice, the grid with the wide tile X128 w8, X64 w8, X64 w4) confirmed it on four wide casts: [4096, 30522] 1.524,
 # 1.529 -> 1.285 (X64 w4 1.321), [8192, 30522] 1.573, 1.573 -> 1.305 (1.365), and with fp8 rows 16-byte aligned
 # [2048, 32000] 1.282, 1.283 -> 1.290, X64 w4 1.185, [4096, 50304] 1.259, 1.259 (0.97x of stock) -> 1.208, X64 w4
 # 1.127: so where C is a multiple of FP8_VECTOR_COLS the grid takes the plain X64 tile on 4 warps.  The same with N
@@ -385,7 +386,8 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
     # the wide fp32 -> fp8 cast takes the row-tile grid, with a static N too (FP8_VECTOR_COLS; ROW_TILE_GRID=0, for
     # a static N: not)
     cast_on_grid = (row_tile_grid and (override.get("ROW_TILE_GRID", 1) or not static_rows) and rows % 2 == 0
-                    and vector_rows and vector_cols and wide_fp8_cast(cols, rows, narrowest, widest, reductions, num_sms))
+                    and vector_rows and vector_cols
+                    and wide_fp8_cast(cols, rows, narrowest, widest, reductions, num_sms))
     if static_rows and row_tile_grid and override.get("ROW_TILE_GRID", cast_on_grid):
         static_rows = False  # launched as a dynamic N would be, on the row-tile grid
     xblock = XBLOCK_BY_WIDEST[min(XBLOCK_BY_WIDEST, key=lambda k: abs(k - widest))]
@@ -418,8 +420,7 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
     default_tiles = _tiles_per_program(per_thread, heavy, copy, reductions, one_byte, few_splits or large)
     if not static_rows:
         row_tiles_win = not per_thread and reductions == 1 and (  # 16-bit, or the cast of f32 to fp8 on the wide path
-            narrowest == widest == 2 and rows * cols * widest >= DYNAMIC_ROW_TILE_MIN_BYTES
-            or wide_fp8_cast(cols, rows, narrowest, widest, reductions, num_sms))
+            narrowest == widest == 2 and rows * cols * widest >= DYNAMIC_ROW_TILE_MIN_BYTES or cast_on_grid)
         default_tiles = _dynamic_tiles(default_tiles, row_tile_grid, per_thread == SCALAR_ELEMENTS_PER_THREAD,
                                        row_tiles_win)
     tiles_per_program = override.get("TILES_PER_PROGRAM", default_tiles)
