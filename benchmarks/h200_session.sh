@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One call on the lent H200 (see the device tool's README): what the machine is, then the steps named as
 # arguments, in order: tests (GPU tests), sweep (launch sweep), main (the main job), corpus (the corpus suite),
-# main-dynamic and corpus-dynamic (the same with N dynamic); SWEEP_ARGS=--dynamic-rows for a sweep with N dynamic;
+# holdout (the held-out suite), main-dynamic, corpus-dynamic and holdout-dynamic (the same with N dynamic); SWEEP_ARGS=--dynamic-rows for a sweep with N dynamic;
 # profile-kernels (benchmarks.profile_kernels with PROFILE_ARGS); WORKERS=n pytest workers for the tests (8).
 # Everything lands under $OUT (8 files at most come back); the command must finish inside the 10-minute limit.
 set -u -o pipefail
@@ -28,12 +28,12 @@ for step in "$@"; do
     sweep-*) python3 -m benchmarks.sweep --shapes "${step#sweep-}" ${SWEEP_ARGS:-} --out "$OUT" 2>&1 | grep -v "it/s\]" \
                | tee "$OUT/$step.log" ;;
     main) python3 -m benchmarks.run --out "$OUT" 2>&1 | grep -v "case/s\]" | tee "$OUT/main.log" ;;
-    main-dynamic|corpus-dynamic) python3 -m benchmarks.run --suite "${step%-dynamic}" --dynamic-rows --out "$OUT" 2>&1 \
+    main-dynamic|corpus-dynamic|holdout-dynamic) python3 -m benchmarks.run --suite "${step%-dynamic}" --dynamic-rows --out "$OUT" 2>&1 \
                | grep -v "case/s\]" | tee "$OUT/$step.log" ;;
     lab-*) python3 -m benchmarks.lab_loop --plan "${step#lab-}" --out "$OUT" 2>&1 | tee "$OUT/$step.log" ;;
     profile-kernels) python3 -m benchmarks.profile_kernels --out "$OUT" $PROFILE_ARGS 2>&1 | tee "$OUT/profile-kernels.log" ;;
     profile-float8) python3 -m benchmarks.profile_float8 --out "$OUT" 2>&1 | tail -n 120 | tee "$OUT/profile.log" ;;
-    corpus) python3 -m benchmarks.run --suite corpus --out "$OUT" 2>&1 | grep -v "case/s\]" | tee "$OUT/corpus.log" ;;
+    corpus|holdout) python3 -m benchmarks.run --suite "$step" --out "$OUT" 2>&1 | grep -v "case/s\]" | tee "$OUT/$step.log" ;;
     *) echo "unknown step $step"; exit 2 ;;
   esac
   echo "step $step took $(( $(date +%s) - start )) s"
