@@ -467,6 +467,31 @@ HOLDOUT_SMALLN_PLAN = {
     **{("F2-mul-add", "bf16", rows, 131072): [""] for rows in (128, 512)},
     ("F2-gelu-backward", "fp32", 9999, 777): ["", ""],
 }
+# After the two rules that holdout1 gave (runtime/triton_heuristics.py: the wide 16-bit persistent tile on 4 warps, a
+# narrow C), the third kind: a wide C whose fused kernel lost to stock's one unsplit kernel at every N from 128 to 1024
+# in holdoutsmalln (f32[N, 262144] 0.73-0.76x, bf16[N, 131072] 0.83-0.87x from N = 256), while the held-out vocabularies
+# of 128256 and 151936 columns gained at N = 1024-2048.  Is it C a power of two (rows 256 KiB or more apart)?  The
+# rule's launch ("") against one wave of RSPLIT 1 (each program loops over every row, as stock's kernel does), the
+# row-tile grid X64 w4, and the persistent X64 w4, on power-of-two C and on C 64 less; then the narrow-C rule's own
+# launches (f32[1000000, 8]: four row tiles a program, twice).
+HOLDOUT2_PLAN = {
+    **{shape: ["", "TILES_PER_PROGRAM=0", "ROW_TILE_GRID=1,XBLOCK=64,num_warps=4", "XBLOCK=64,num_warps=4"]
+       for shape in (("F1-t", "fp32", 1024, 262144), ("F1-t", "fp32", 1024, 262080), ("F1-t", "bf16", 1024, 131072),
+                     ("F1-t", "bf16", 1024, 131008), ("F1-t", "bf16", 256, 131072), ("F1-t", "bf16", 4096, 65536),
+                     ("F1-t", "bf16", 4096, 65472), ("F1-t", "bf16", 8192, 32768), ("F2-mul-add", "bf16", 512, 131072),
+                     ("F1-t", "fp32", 64, 262144), ("F1-t", "fp32", 64, 262080), ("F1-t", "bf16", 128, 131072))},
+    ("F1-t", "fp32", 1000000, 8): ["", ""], ("F1-t", "bf16", 1000000, 8): [""],
+}
+# The same with N dynamic (--dynamic-rows): the wide 16-bit kernels on the row-tile grid (the rule: X128 w8) against
+# X64 w4 and X128 w4 (static, the grid X64 w4 ran a * b + 1 over bf16[8192, 18944] at 1.09x copy SOL against 1.24x
+# with X128 w8; holdout1), and the power-of-two C.
+HOLDOUT2_DYNAMIC_PLAN = {
+    **{shape: ["", "XBLOCK=64,num_warps=4", "XBLOCK=128,num_warps=4"] for shape in (
+        ("F2-mul-add", "bf16", 8192, 18944), ("F2-mul-add", "bf16", 4096, 28672), ("F1-t", "bf16", 4096, 32000),
+        ("F1-t", "bf16", 2048, 128256))},
+    **{shape: ["", "XBLOCK=64,num_warps=4", "TILES_PER_PROGRAM=0"] for shape in (
+        ("F1-t", "bf16", 1024, 131072), ("F1-t", "bf16", 1024, 131008))},
+}
 # The plans whose shapes and launches are fixed here: --shapes NAME runs FIXED_PLANS[NAME], {shape: launches}.
 FIXED_PLANS = {
     "check": CHECK_PLAN, "tune": TUNE_PLAN, "midwide": MIDWIDE_PLAN, "gate": GATE_PLAN, "oddcheck": ODDCHECK_PLAN,
@@ -481,6 +506,7 @@ FIXED_PLANS = {
     "dynamic4": DYNAMIC4_PLAN, "dynamic5": DYNAMIC5_PLAN, "rule3b": RULE3B_PLAN,
     "dynamic6": DYNAMIC6_PLAN, "dynamic7": DYNAMIC7_PLAN, "staticgrid": STATICGRID_PLAN,
     "dynamicfp8": DYNAMICFP8_PLAN, "holdout1": HOLDOUT1_PLAN, "holdoutsmalln": HOLDOUT_SMALLN_PLAN,
+    "holdout2": HOLDOUT2_PLAN, "holdout2dynamic": HOLDOUT2_DYNAMIC_PLAN,
 }
 PROGRAMS_PER_SM = [4, 8, 16, 32]
 SMALL_PROGRAMS_PER_SM = [1, 2, 4, 8, 16]
@@ -635,7 +661,7 @@ def main(argv=None) -> None:
         torch.cuda.empty_cache()
         frame = pd.DataFrame(rows)  # written after every shape, so a run cut short keeps what it measured
         args.out.mkdir(parents=True, exist_ok=True)
-        name = args.shapes if not args.dynamic_rows or args.shapes.startswith("dynamic") else f"{args.shapes}-dynamic"
+        name = args.shapes if not args.dynamic_rows or "dynamic" in args.shapes else f"{args.shapes}-dynamic"
         frame.to_csv(args.out / f"sweep-{name}.csv", index=False)
     ok = frame.dropna(subset=["fused_ms"]) if "fused_ms" in frame else frame
     for key, group in ok.groupby(["family", "dtype", "rows", "cols"], sort=False):

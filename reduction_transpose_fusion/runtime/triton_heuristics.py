@@ -298,6 +298,24 @@ FP8_GRID_MIN_ROWS = 128
 # flattened 1.269 -> 1.288 and fp16[2048, 2048] 1.059 -> 1.092; shifted with int64 sizes, the rule: 1.112, 1.143, 1.225
 # and 1.086.  Not with a 1-byte tensor: the wide fp32 -> fp8 cast's kernel compiled to 215 registers shifted, 124 not.
 
+# Two rules from the held-out suite (benchmarks/cases.csv, suite "holdout": shapes from models and odd extents that
+# none of the sweeps above had; 2026-12-01-h200-holdout.csv found three kinds of site slower fused than stock) and the
+# holdout1 sweep that followed (sweeps/2026-12-01-h200-sweep-holdout1.csv; x copy SOL, the rule's launch twice):
+# * the wide 16-bit persistent tile: the persistent one-tile kernel of a wide 16-bit tensor (C >= 2 * SMs * 64, one reduction,
+#   even C and N) keeps the wide path's X128 R128 tile on 4 warps, not 8: a * b + 1 over bf16[8192, 18944] 1.422,
+#   1.423 -> 1.053 (0.92x of stock -> 1.24x), bf16[4096, 28672] 1.433, 1.429 -> 1.060 (1.00x -> 1.35x),
+#   fp16[4096, 32000] 1.284 -> 1.058; copies bf16[4096, 32000] 1.217 -> 1.101, [2048, 128256] 1.250 -> 1.108,
+#   [1024, 151936] 1.150 -> 1.121.  X64 on 4 warps was second on five of six (1.094-1.167), the row-tile grid behind.
+#   The bigtile sweep had the two counts within 1.1% on bf16[4096, 30522], whose rows are 4-byte aligned.
+# * a narrow C: where one wave's RSPLIT, capped at MAX_RSPLIT, would launch fewer programs than SMs (a C of one or
+#   two column blocks) and there are more row tiles than that, the kernel takes one row tile a program, or the fewest
+#   that keep RSPLIT within MAX_ONE_TILE_RSPLIT: bf16[1000000, 8] ran at 4.91x copy SOL on one wave (0.66x of stock,
+#   64 programs), 1.74x with one tile a program and 1.43x with two (the rule's, 2.27x faster than stock); f32[1000000,
+#   8] 5.91 -> 1.55 (one) and 1.20 (two; the rule takes four, not measured); a * b + 1 over bf16[1000000, 8] 6.65 ->
+#   1.59 and 1.41 (two, the rule's); fp16[500000, 64] 2.34 -> 1.16 (one, the rule's; two 1.23) and bf16[200000, 128]
+#   1.87 -> 1.11 (one, the rule's; two 1.20).  Between one and two programs an SM (C of 3 or 4 column blocks) it was
+#   not measured; fp16[32768, 320] (5 column blocks, 320 programs) ran at 1.05x on one wave and keeps it.
+
 # CUDA's gridDim.x limit: RSPLIT is the grid's dim 0 (the heuristic's stays far below; config checks an override's)
 MAX_GRID_X = 2**31 - 1
 
@@ -418,6 +436,9 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
     # an fp8 output keeps one wave, except a large aligned cast from f32 (see ONE_TILE_MIN_BYTES; static N only)
     one_byte = narrowest == 1 and not (large and static_rows and widest >= 4 and not wide and not per_thread)
     default_tiles = _tiles_per_program(per_thread, heavy, copy, reductions, one_byte, few_splits or large)
+    col_blocks, row_blocks = -(-cols // xblock), -(-rows // rblock)
+    if col_blocks * MAX_RSPLIT < num_sms < col_blocks * row_blocks:  # one wave would leave SMs idle ("a narrow C")
+        default_tiles = -(-row_blocks // MAX_ONE_TILE_RSPLIT)
     if not static_rows:
         row_tiles_win = not per_thread and reductions == 1 and (  # 16-bit, or the cast of f32 to fp8 on the wide path
             narrowest == widest == 2 and rows * cols * widest >= DYNAMIC_ROW_TILE_MIN_BYTES or cast_on_grid)
@@ -436,6 +457,9 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
         rblock, rsplit = _persistent_tile(rows, rsplit, rblock)
     elif row_tile_grid:  # the programs at N's hint; 2 at least, so that the kernel keeps its finish (HAS_RSPLIT)
         rsplit = max(2, -(-rows // rblock))
+    if (persistent and static_cols and wide and not per_thread and narrowest == widest == 2 and reductions == 1
+            and "num_warps" not in override):
+        warps = NUM_WARPS  # X128 R128 on 4 warps ("the wide 16-bit persistent tile", above)
     # the wider tile only where it was measured: static C and N, even both (vector accesses), 16-bit, one reduction,
     # off the wide path, the 128-row persistent tile on 4 warps, none of them overridden
     if (persistent and static_cols and not override.keys() & {"XBLOCK", "R0_BLOCK", "num_warps"} and not wide
