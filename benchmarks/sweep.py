@@ -473,7 +473,8 @@ HOLDOUT_SMALLN_PLAN = {
 # of 128256 and 151936 columns gained at N = 1024-2048.  Is it C a power of two (rows 256 KiB or more apart)?  The
 # rule's launch ("") against one wave of RSPLIT 1 (each program loops over every row, as stock's kernel does), the
 # row-tile grid X64 w4, and the persistent X64 w4, on power-of-two C and on C 64 less; then the narrow-C rule's own
-# launches (f32[1000000, 8]: four row tiles a program, twice).
+# launches (f32[1000000, 8]: four row tiles a program, twice; an fp8 cast and f32[12582912, 2], 48 tiles a program,
+# against one wave).
 HOLDOUT2_PLAN = {
     **{shape: ["", "TILES_PER_PROGRAM=0", "ROW_TILE_GRID=1,XBLOCK=64,num_warps=4", "XBLOCK=64,num_warps=4"]
        for shape in (("F1-t", "fp32", 1024, 262144), ("F1-t", "fp32", 1024, 262080), ("F1-t", "bf16", 1024, 131072),
@@ -481,6 +482,8 @@ HOLDOUT2_PLAN = {
                      ("F1-t", "bf16", 4096, 65472), ("F1-t", "bf16", 8192, 32768), ("F2-mul-add", "bf16", 512, 131072),
                      ("F1-t", "fp32", 64, 262144), ("F1-t", "fp32", 64, 262080), ("F1-t", "bf16", 128, 131072))},
     ("F1-t", "fp32", 1000000, 8): ["", ""], ("F1-t", "bf16", 1000000, 8): [""],
+    ("F5-fp8-cast-transpose-dbias", "bf16", 1000000, 16): ["", "TILES_PER_PROGRAM=0"],
+    ("F1-t", "fp32", 12582912, 2): ["", "TILES_PER_PROGRAM=0"],
 }
 # The same with N dynamic (--dynamic-rows): the wide 16-bit kernels on the row-tile grid (the rule: X128 w8) against
 # X64 w4 and X128 w4 (static, the grid X64 w4 ran a * b + 1 over bf16[8192, 18944] at 1.09x copy SOL against 1.24x

@@ -40,7 +40,11 @@ def test_rsplit_bounds(cols, rows, itemsize):
     wide = cols >= th.WIDE_TILE_SCALE * H200_SMS * th.XBLOCK_BY_WIDEST[itemsize]
     few_splits = wide or th.COPY_PROGRAMS_PER_SM * H200_SMS // -(-cols // cfg.XBLOCK) <= th.FEW_SPLITS
     large = rows * cols * itemsize >= th.ONE_TILE_MIN_BYTES and -(-rows // cfg.R0_BLOCK) <= th.MAX_ONE_TILE_RSPLIT
-    assert cfg.tiles_per_program == (itemsize > 1 and bool(cols % 2 or rows % 2 or few_splits or large))
+    # ... and a narrow C takes row tiles where one wave (RSPLIT <= MAX_RSPLIT) would launch fewer programs than SMs
+    col_blocks, row_blocks = -(-cols // cfg.XBLOCK), -(-rows // cfg.R0_BLOCK)
+    narrow = col_blocks * th.MAX_RSPLIT < H200_SMS < col_blocks * row_blocks
+    expected = itemsize > 1 and bool(cols % 2 or rows % 2 or few_splits or large)
+    assert cfg.tiles_per_program == expected or narrow and cfg.tiles_per_program >= 1
     # partials (4 B per column per split) stay under the budget (2% of x's bytes) whenever a split happens at all
     # (or, for one row tile a program, RSPLIT passed it so that the tile stays at most twice the rule's: a small N)
     if cfg.RSPLIT > 1:
@@ -74,10 +78,10 @@ def test_small_dims_shrink_tiles():
 
 def test_wide_tiles_for_a_vocabulary():
     """The column blocks alone are almost two waves: the wide tile, one row tile a program (spin sweep, persistent:
-    bf16[4096, 30522] 1.135x copy SOL against 1.265x for RSPLIT 1; waves sweep, looped: RSPLIT 2 1.49x); an fp8
-    output keeps RSPLIT 1."""
+    bf16[4096, 30522] 1.135x copy SOL against 1.265x for RSPLIT 1; waves sweep, looped: RSPLIT 2 1.49x), on 4 warps
+    (holdout1 sweep); an fp8 output keeps RSPLIT 1."""
     cfg = th.launch_config(cols=30522, rows=4096, narrowest=2, widest=2, num_sms=H200_SMS)
-    assert (cfg.XBLOCK, cfg.num_warps, cfg.tiles_per_program) == (128, 8, 1)
+    assert (cfg.XBLOCK, cfg.num_warps, cfg.tiles_per_program) == (128, 4, 1)
     assert cfg.RSPLIT == 4096 // cfg.R0_BLOCK
     assert th.launch_config(cols=30522, rows=4096, narrowest=1, widest=4, num_sms=H200_SMS).RSPLIT == 1
 
@@ -124,7 +128,9 @@ def test_the_large_tensor_rule_needs_at_most_4096_row_tiles():
     assert th.launch_config(8192, 8192, 2, 2, H200_SMS, static_rows=False).tiles_per_program == 4
     assert th.MAX_ONE_TILE_RSPLIT == th.FINISH_GROUP ** 2
     tall = th.launch_config(2, 12582912, 4, 4, H200_SMS)
-    assert tall.tiles_per_program == 0 and tall.RSPLIT <= th.MAX_RSPLIT
+    # not the large-tensor rule's one tile a program, but the narrow-C rule's fewest looped tiles within the cap
+    assert tall.tiles_per_program == -(-12582912 // tall.R0_BLOCK // th.MAX_ONE_TILE_RSPLIT) > 1
+    assert tall.RSPLIT <= th.MAX_ONE_TILE_RSPLIT
     assert th.launch_config(1024, 4096 * 128, 2, 2, H200_SMS).tiles_per_program == 1  # 4096 row tiles of 128
     assert th.launch_config(1024, 4097 * 128, 2, 2, H200_SMS).tiles_per_program == 0
 
@@ -145,12 +151,43 @@ def test_a_wider_persistent_tile_for_16_bit_kernels_that_move_a_lot(cols, rows, 
     assert (cfg.XBLOCK, cfg.R0_BLOCK, cfg.num_warps, cfg.tiles_per_program) == (xblock, 128, 4, 1)
 
 
+@pytest.mark.parametrize("cols,rows,narrowest,widest,kwargs,warps", [
+    (18944, 8192, 2, 2, {"ops": 2, "moved": 6}, 4),  # a * b + 1 over bf16[8192, 18944]: 1.42x -> 1.05x copy SOL
+    (151936, 1024, 2, 2, {}, 4),  # bf16[1024, 151936]: 1.150x -> 1.121x
+    (32000, 4096, 4, 4, {}, 8),  # f32: the wide path's 8 warps (4 not measured)
+    (18944, 8192, 2, 2, {"reductions": 2}, 8),  # two reductions: one wave
+    (18944, 8192, 1, 2, {"ops": 2}, 8),  # an fp8 output: one wave
+    (18945, 8192, 2, 2, {}, 8),  # odd C: the half-scalar tile
+    (18944, 8192, 2, 2, {"static_cols": False}, 8),  # a dynamic C: not measured
+    (18944, 8192, 2, 2, {"static_rows": False, "row_tile_grid": True}, 8),  # the row-tile grid's own tile
+])
+def test_the_wide_16_bit_persistent_tile_takes_4_warps(cols, rows, narrowest, widest, kwargs, warps):
+    """The holdout1 sweep: X128 R128 on 4 warps instead of the wide path's 8 for the persistent kernel of a wide 16-bit
+    tensor (six shapes, 2.5-27% faster); every case one condition away keeps 8."""
+    cfg = th.launch_config(cols, rows, narrowest, widest, H200_SMS, **kwargs)
+    assert (cfg.XBLOCK, cfg.num_warps) == (128, warps) or cfg.XBLOCK < 128 and warps == 8
+
+
+@pytest.mark.parametrize("cols,rows,itemsize,tiles", [
+    (8, 1_000_000, 2, 2),  # bf16[1000000, 8]: 4.91x copy SOL on one wave of 64 programs, 1.43x with two tiles
+    (8, 1_000_000, 4, 4),  # f32: 64-row tiles, so four (two: 1.20x against 5.91x)
+    (64, 500_000, 2, 1),  # fp16[500000, 64]: 2.34x -> 1.16x with one tile a program
+    (128, 200_000, 2, 1),  # bf16[200000, 128]: 1.87x -> 1.11x
+    (320, 32768, 2, 0),  # 5 column blocks: one wave has 320 programs (1.05x copy SOL), kept
+    (48, 8192, 2, 0),  # one column block but only 64 row tiles: no more programs than one wave's
+])
+def test_a_narrow_c_takes_row_tiles_where_one_wave_would_leave_sms_idle(cols, rows, itemsize, tiles):
+    cfg = th.launch_config(cols, rows, itemsize, itemsize, H200_SMS)
+    assert cfg.tiles_per_program == tiles
+    if tiles:
+        assert -(-cols // cfg.XBLOCK) * cfg.RSPLIT >= H200_SMS and cfg.RSPLIT <= th.MAX_ONE_TILE_RSPLIT
+
+
 @pytest.mark.parametrize("args,kwargs", [
     ((4096, 32768, 4, 4), {}),  # f32: X64 R128 within 2% of X64 R64, X128 up to 12% slower
     ((4096, 32768, 2, 4), {}),  # an f32 -> bf16 cast: f32 too
     ((4096, 32768, 1, 2), {"ops": 2, "moved": 3}),  # an fp8 output: one wave, and X128 up to 14% slower
     ((4095, 32768, 2, 2), {}),  # odd C: the half-scalar tile
-    ((30522, 8192, 2, 2), {}),  # the wide path keeps its own X128 on 8 warps
     ((14336, 32768, 2, 2), {"static_rows": False}),  # a dynamic N: the looped one-tile kernel
     ((14336, 32768, 2, 2), {"static_cols": False}),  # a dynamic C: 255 registers and spills (sm_90a)
     ((4096, 32768, 2, 2), {"override": {"RSPLIT": 256}}),  # a looped launch
