@@ -495,6 +495,17 @@ HOLDOUT2_DYNAMIC_PLAN = {
     **{shape: ["", "XBLOCK=64,num_warps=4", "TILES_PER_PROGRAM=0"] for shape in (
         ("F1-t", "bf16", 1024, 131072), ("F1-t", "bf16", 1024, 131008))},
 }
+# holdout2 answered no: C a power of two or not ran alike; the wide path's 8 warps were the cost.  For bf16 the 4 warps of
+# holdout1 took [1024, 131072] from 1.64x (holdoutsmalln) to 1.14x copy SOL; f32's wide persistent kernel (X128 R64 w8)
+# ran [1024, 262144] at 1.59x (0.74x of stock) against 1.09x with X64 w4, and [64, 262144] at 1.17x (0.94x) against
+# 1.07x (1.03x).  With N dynamic the wide 16-bit grid gained from 4 warps too (X128 w4 1.09-1.27x against X128 w8
+# 1.19-1.41x).  Before a rule for f32: the wide f32 copies and a * b + 1 that the main job and the held-out suite have
+# (the rule's X128 w8 "" twice, X64 w4), and the grid's X128 w4 on the one wide bf16 shape holdout2dynamic did not try.
+HOLDOUT3_PLAN = {shape: ["", "XBLOCK=64,num_warps=4", ""] for shape in (
+    ("F1-t", "fp32", 4096, 30522), ("F1-t", "fp32", 2048, 32128), ("F1-t", "fp32", 4096, 32000),
+    ("F1-t", "fp32", 8192, 16896), ("F2-mul-add", "fp32", 2048, 32000), ("F1-t", "fp32", 256, 262144))}
+HOLDOUT3_DYNAMIC_PLAN = {("F1-t", "bf16", 1024, 131072): ["", "XBLOCK=128,num_warps=4"],
+                         ("F1-t", "bf16", 8192, 32768): ["", "XBLOCK=128,num_warps=4", "XBLOCK=64,num_warps=4"]}
 # The plans whose shapes and launches are fixed here: --shapes NAME runs FIXED_PLANS[NAME], {shape: launches}.
 FIXED_PLANS = {
     "check": CHECK_PLAN, "tune": TUNE_PLAN, "midwide": MIDWIDE_PLAN, "gate": GATE_PLAN, "oddcheck": ODDCHECK_PLAN,
@@ -509,7 +520,8 @@ FIXED_PLANS = {
     "dynamic4": DYNAMIC4_PLAN, "dynamic5": DYNAMIC5_PLAN, "rule3b": RULE3B_PLAN,
     "dynamic6": DYNAMIC6_PLAN, "dynamic7": DYNAMIC7_PLAN, "staticgrid": STATICGRID_PLAN,
     "dynamicfp8": DYNAMICFP8_PLAN, "holdout1": HOLDOUT1_PLAN, "holdoutsmalln": HOLDOUT_SMALLN_PLAN,
-    "holdout2": HOLDOUT2_PLAN, "holdout2dynamic": HOLDOUT2_DYNAMIC_PLAN,
+    "holdout2": HOLDOUT2_PLAN, "holdout2dynamic": HOLDOUT2_DYNAMIC_PLAN, "holdout3": HOLDOUT3_PLAN,
+    "holdout3dynamic": HOLDOUT3_DYNAMIC_PLAN,
 }
 PROGRAMS_PER_SM = [4, 8, 16, 32]
 SMALL_PROGRAMS_PER_SM = [1, 2, 4, 8, 16]
