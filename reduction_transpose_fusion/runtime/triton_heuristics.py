@@ -300,21 +300,33 @@ FP8_GRID_MIN_ROWS = 128
 
 # Two rules from the held-out suite (benchmarks/cases.csv, suite "holdout": shapes from models and odd extents that
 # none of the sweeps above had; 2026-12-01-h200-holdout.csv found three kinds of site slower fused than stock) and the
-# holdout1 sweep that followed (sweeps/2026-12-01-h200-sweep-holdout1.csv; x copy SOL, the rule's launch twice):
-# * the wide 16-bit persistent tile: the persistent one-tile kernel of a wide 16-bit tensor (C >= 2 * SMs * 64, one reduction,
-#   even C and N) keeps the wide path's X128 R128 tile on 4 warps, not 8: a * b + 1 over bf16[8192, 18944] 1.422,
+# sweeps that followed (sweeps/2026-12-01-h200-sweep-holdout{1,smalln,2,3}[-dynamic].csv; x copy SOL, the rule's launch
+# twice where it was not changed):
+# * the wide one-tile kernel: one row tile a program (persistent, or the row-tile grid of a dynamic N) over a wide
+#   tensor of 16-bit or f32 elements in 16-byte-aligned rows (one reduction, even N) runs on 4 warps, not the wide
+#   path's 8: X128 R128 for 16-bit, X64 R64 for f32.  16-bit, persistent: a * b + 1 over bf16[8192, 18944] 1.422,
 #   1.423 -> 1.053 (0.92x of stock -> 1.24x), bf16[4096, 28672] 1.433, 1.429 -> 1.060 (1.00x -> 1.35x),
 #   fp16[4096, 32000] 1.284 -> 1.058; copies bf16[4096, 32000] 1.217 -> 1.101, [2048, 128256] 1.250 -> 1.108,
-#   [1024, 151936] 1.150 -> 1.121.  X64 on 4 warps was second on five of six (1.094-1.167), the row-tile grid behind.
-#   The bigtile sweep had the two counts within 1.1% on bf16[4096, 30522], whose rows are 4-byte aligned.
+#   [1024, 151936] 1.150 -> 1.121 (holdout1; X64 w4 second on five of six); bf16[1024, 131072] 1.64 (holdoutsmalln)
+#   -> 1.136 (holdout2, where a C 64 less ran alike: the power of two was not the cause).  On the grid
+#   (holdout2dynamic, holdout3dynamic): a * b + 1 over bf16[8192, 18944] 1.331 -> 1.094, [4096, 28672] 1.346 ->
+#   1.097, bf16[4096, 32000] 1.188 -> 1.095, [2048, 128256] 1.408 -> 1.272, [8192, 32768] 1.540 -> 1.072 (X64 w4
+#   1.104), [1024, 131072] 1.78 (0.96x of stock) -> 1.35 (X64 w4 1.26, another run).  f32 (holdout2, holdout3; X128
+#   R64 w8 -> X64 R64 w4): [8192, 16896] 1.590 -> 1.064 (0.73x of stock -> 1.08x), [1024, 262144] 1.588 -> 1.086,
+#   [256, 262144] 1.616 -> 1.096, [64, 262144] 1.167 -> 1.069 (0.94x -> 1.03x), [4096, 32000] 1.125 -> 1.061,
+#   [2048, 32128] 1.110 -> 1.070, a * b + 1 over [2048, 32000] 1.044 -> 1.026.  Rows not 16-byte aligned keep the
+#   wide path's tile: f32[4096, 30522] (8-byte rows) lost 1.7% with X64 w4 (1.097 -> 1.116), bf16[4096, 30522] was
+#   within 1.1% on either count (bigtile sweep).
 # * a narrow C: where one wave's RSPLIT, capped at MAX_RSPLIT, would launch fewer programs than SMs (a C of one or
 #   two column blocks) and there are more row tiles than that, the kernel takes one row tile a program, or the fewest
 #   that keep RSPLIT within MAX_ONE_TILE_RSPLIT: bf16[1000000, 8] ran at 4.91x copy SOL on one wave (0.66x of stock,
 #   64 programs), 1.74x with one tile a program and 1.43x with two (the rule's, 2.27x faster than stock); f32[1000000,
-#   8] 5.91 -> 1.55 (one) and 1.20 (two; the rule takes four, not measured); a * b + 1 over bf16[1000000, 8] 6.65 ->
-#   1.59 and 1.41 (two, the rule's); fp16[500000, 64] 2.34 -> 1.16 (one, the rule's; two 1.23) and bf16[200000, 128]
-#   1.87 -> 1.11 (one, the rule's; two 1.20).  Between one and two programs an SM (C of 3 or 4 column blocks) it was
-#   not measured; fp16[32768, 320] (5 column blocks, 320 programs) ran at 1.05x on one wave and keeps it.
+#   8] 5.91 -> 1.55 (one), 1.20 (two) and 1.055 (four, the rule's, 2.35x faster than stock; holdout2); a * b + 1 over
+#   bf16[1000000, 8] 6.65 -> 1.59 and 1.41 (two, the rule's); fp16[500000, 64] 2.34 -> 1.16 (one, the rule's; two
+#   1.23) and bf16[200000, 128] 1.87 -> 1.11 (one, the rule's; two 1.20); in holdout2, the bf16 -> fp8 cast of
+#   [1000000, 16] 4.23 (0.40x of stock) -> 1.29 (1.32x) and f32[12582912, 2] 25.3 (0.086x) -> 2.06 (1.05x; 48 tiles a
+#   program).  Between one and two programs an SM (C of 3 or 4 column blocks) it was not measured; fp16[32768, 320]
+#   (5 column blocks, 320 programs) ran at 1.05x on one wave and keeps it.
 
 # CUDA's gridDim.x limit: RSPLIT is the grid's dim 0 (the heuristic's stays far below; config checks an override's)
 MAX_GRID_X = 2**31 - 1
@@ -457,9 +469,10 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
         rblock, rsplit = _persistent_tile(rows, rsplit, rblock)
     elif row_tile_grid:  # the programs at N's hint; 2 at least, so that the kernel keeps its finish (HAS_RSPLIT)
         rsplit = max(2, -(-rows // rblock))
-    if (persistent and static_cols and wide and not per_thread and narrowest == widest == 2 and reductions == 1
-            and "num_warps" not in override):
-        warps = NUM_WARPS  # X128 R128 on 4 warps ("the wide 16-bit persistent tile", above)
+    if ((persistent or row_tile_grid) and wide and static_cols and not per_thread and reductions == 1
+            and narrowest == widest in (2, 4) and cols * widest % 16 == 0
+            and not override.keys() & {"XBLOCK", "num_warps"}):  # "the wide one-tile kernel", above
+        xblock, warps = (xblock if widest == 2 else XBLOCK_BY_WIDEST[widest]), NUM_WARPS
     # the wider tile only where it was measured: static C and N, even both (vector accesses), 16-bit, one reduction,
     # off the wide path, the 128-row persistent tile on 4 warps, none of them overridden
     if (persistent and static_cols and not override.keys() & {"XBLOCK", "R0_BLOCK", "num_warps"} and not wide

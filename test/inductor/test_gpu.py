@@ -35,8 +35,12 @@ LARGE_FP8 = [("F5-fp8-cast-transpose-dbias", 8200, 3080)]
 WIDE_FP8 = [("F5-fp8-cast-transpose-dbias", 4098, 30522), ("F5-fp8-cast-transpose-dbias", 2050, 32000)]
 # tall tensors: odd C and N with tens of thousands of programs a column block (the two-level finish; the finish must
 # not build an [XBLOCK, RSPLIT] mask, which Triton refuses past 2**20 elements), and a tall, narrow one that the
-# large-tensor rule leaves on one wave (more than 4096 row tiles)
+# narrow-C rule gives 48 looped row tiles a program (more than 4096 row tiles; one wave ran it at 0.086x of stock)
 TALL = [("F1-t", 2100001, 33), ("F3-layernorm-backward", 4200001, 33), ("F1-t", 12582912, 2)]
+# the held-out suite's rules: a narrow C whose one wave would launch fewer programs than SMs (two or four looped row
+# tiles a program, an fp8 cast's one), and the wide one-tile kernel on 4 warps (X128 for 16-bit, X64 for f32)
+NARROW = [("F1-t", 1000000, 8), ("F5-fp8-cast-transpose-dbias", 300000, 16)]
+WIDE_ALIGNED = [("F2-mul-add", 4096, 18944), ("F1-t", 64, 262144)]
 
 
 
@@ -51,8 +55,8 @@ def compile_and_run(fn, inputs, options):
 
 
 @pytest.mark.parametrize("dtype", families.DTYPES.values(), ids=families.DTYPES.keys())
-@pytest.mark.parametrize("name,rows,cols", ODD + REAL + WIDE + LARGE_FP8 + WIDE_FP8 + TALL,
-                         ids=[f"{n}-{r}x{c}" for n, r, c in ODD + REAL + WIDE + LARGE_FP8 + WIDE_FP8 + TALL])
+@pytest.mark.parametrize("name,rows,cols", ODD + REAL + WIDE + LARGE_FP8 + WIDE_FP8 + TALL + NARROW + WIDE_ALIGNED,
+                         ids=[f"{n}-{r}x{c}" for n, r, c in ODD + REAL + WIDE + LARGE_FP8 + WIDE_FP8 + TALL + NARROW + WIDE_ALIGNED])
 def test_family_on_gpu(name, dtype, rows, cols):
     case = families.CASES[name]
     inputs = case.inputs(rows, cols, dtype, device="cuda", seed=rows + cols)

@@ -264,6 +264,22 @@ def test_a_static_n_on_the_row_tile_grid_is_correct(name, dtype, rows, shifted):
     check(case.fn, inputs, fused, stock, transposed=case.transposed, exact=case.exact)
 
 
+@pytest.mark.parametrize("name,dtype,rows,cols,rsplit", [
+    ("F1-t", torch.bfloat16, 17000, 8, 133),  # one column block of 133 row tiles of 128
+    ("F2-mul-add", torch.float32, 9000, 2, 141),  # a producer, f32: row tiles of 64
+])
+def test_a_narrow_c_with_many_rows_takes_one_row_tile_a_program(name, dtype, rows, cols, rsplit):
+    """One column block, where one wave's RSPLIT, capped at MAX_RSPLIT, would launch 64 programs on 132 SMs
+    (bf16[1000000, 8] ran at 0.66x of stock so on the H200): the default launch is the persistent kernel, one row tile
+    a program, with no row loop."""
+    case = families.CASES[name]
+    inputs = case.inputs(rows, cols, dtype, seed=rows)
+    fused, stock = compile_both(case.fn, inputs)
+    (kernel,) = interpret.kernel_sources(fused).values()
+    assert f"'RSPLIT': {rsplit}" in kernel and "for r0_offset" not in kernel
+    check(case.fn, inputs, fused, stock, transposed=case.transposed, exact=case.exact)
+
+
 def test_a_static_n_that_cannot_take_the_row_tile_grid_says_why():
     """``ROW_TILE_GRID=1`` asks for the grid, which two reductions cannot take (their partials keep the ticket): the
     static N keeps its kernel, correct, and the log says why (found by a fresh-user review, 2026-12-01)."""
