@@ -318,9 +318,10 @@ FP8_GRID_MIN_ROWS = 128
 #   wide path's tile: f32[4096, 30522] (8-byte rows) lost 1.7% with X64 w4 (1.097 -> 1.116), bf16[4096, 30522] was
 #   within 1.1% on either count (bigtile sweep).
 # * a narrow C: where one wave's RSPLIT, capped at MAX_RSPLIT, would launch fewer programs than SMs (a C of one or
-#   two column blocks) and there are more row tiles than that, the kernel takes one row tile a program, or the fewest
-#   that keep RSPLIT within MAX_ONE_TILE_RSPLIT: bf16[1000000, 8] ran at 4.91x copy SOL on one wave (0.66x of stock,
-#   64 programs), 1.74x with one tile a program and 1.43x with two (the rule's, 2.27x faster than stock); f32[1000000,
+#   two column blocks) and there are more row tiles than that, a kernel the rules above keep on one wave takes one
+#   row tile a program, or the fewest that keep RSPLIT within MAX_ONE_TILE_RSPLIT: bf16[1000000, 8] ran at 4.91x copy
+#   SOL on one wave (0.66x of stock, 64 programs), 1.74x with one tile a program and 1.43x with two (the rule's, 2.27x
+#   faster than stock); f32[1000000,
 #   8] 5.91 -> 1.55 (one), 1.20 (two) and 1.055 (four, the rule's, 2.35x faster than stock; holdout2); a * b + 1 over
 #   bf16[1000000, 8] 6.65 -> 1.59 and 1.41 (two, the rule's); fp16[500000, 64] 2.34 -> 1.16 (one, the rule's; two
 #   1.23) and bf16[200000, 128] 1.87 -> 1.11 (one, the rule's; two 1.20); in holdout2, the bf16 -> fp8 cast of
@@ -449,7 +450,7 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
     one_byte = narrowest == 1 and not (large and static_rows and widest >= 4 and not wide and not per_thread)
     default_tiles = _tiles_per_program(per_thread, heavy, copy, reductions, one_byte, few_splits or large)
     col_blocks, row_blocks = -(-cols // xblock), -(-rows // rblock)
-    if col_blocks * MAX_RSPLIT < num_sms < col_blocks * row_blocks:  # one wave would leave SMs idle ("a narrow C")
+    if not default_tiles and col_blocks * MAX_RSPLIT < num_sms < col_blocks * row_blocks:  # "a narrow C", above
         default_tiles = -(-row_blocks // MAX_ONE_TILE_RSPLIT)
     if not static_rows:
         row_tiles_win = not per_thread and reductions == 1 and (  # 16-bit, or the cast of f32 to fp8 on the wide path
