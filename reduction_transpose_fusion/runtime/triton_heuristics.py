@@ -329,6 +329,19 @@ FP8_GRID_MIN_ROWS = 128
 #   program).  Between one and two programs an SM (C of 3 or 4 column blocks) it was not measured; fp16[32768, 320]
 #   (5 column blocks, 320 programs) ran at 1.05x on one wave and keeps it.
 
+# One wave's RSPLIT above 32 is rounded down to even.  The last program loads the partials of its column block as an
+# [XBLOCK, RSPLIT] tile (RSPLIT padded to 64 there) whose rows are RSPLIT words apart (xindex * RSPLIT + rsplit_id), so
+# an odd RSPLIT leaves them 4-byte aligned and every load a scalar: the bf16 copy of [8192, 1024] (RSPLIT 33) compiled to 203 registers
+# against 128 with RSPLIT 32 (ptxas, sm_90a; 32 scalar loads against 4 of 16 bytes), so 2 programs an SM were resident
+# instead of 4.  In the H200 oddrsplit sweep (sweeps/2026-12-01-h200-sweep-oddrsplit.csv; x copy SOL, odd RSPLIT
+# twice -> even): bf16[8192, 1024] 1.281, 1.329 -> 0.992, bf16[12608, 1024] 1.291, 1.296 -> 1.153, fp16[8192, 1024]
+# 1.312, 1.316 -> 1.008, bf16[16384, 1024] 1.215, 1.221 -> 0.992; with no register change, LayerNorm backward
+# f32[4096, 768] 1.053, 1.053 -> 0.987, fp16[8192, 768] 1.193, 1.187 -> 1.147, f32[25216, 768] 1.097, 1.134 -> 1.121
+# (a tie), a * b + 1 over f32[4096, 768] 0.989, 0.991 -> 0.966, the fp32 -> fp8 cast of [3152, 768] (25 -> 24)
+# 1.273, 1.270 -> 1.258 (a 32-wide tile, 16 loads a thread: the same registers; smaller odd RSPLITs are kept, as 3 -> 2
+# would cost a third of the programs).
+EVEN_RSPLIT_ABOVE = 32
+
 # CUDA's gridDim.x limit: RSPLIT is the grid's dim 0 (the heuristic's stays far below; config checks an override's)
 MAX_GRID_X = 2**31 - 1
 
@@ -598,4 +611,5 @@ def _rsplit(cols: int, rows: int, itemsize: int, target_programs: int, xblock: i
     if tiles_per_program:
         return max(1, min(-(-row_blocks // tiles_per_program), partial_budget))
     fill = target_programs // col_blocks  # rounded down: the grid stays within one wave
-    return max(1, min(fill, MAX_RSPLIT, row_blocks, partial_budget))
+    rsplit = max(1, min(fill, MAX_RSPLIT, row_blocks, partial_budget))
+    return rsplit - rsplit % 2 if rsplit > EVEN_RSPLIT_ABOVE else rsplit
