@@ -222,6 +222,17 @@ def test_heavy_tiles_fit_four_programs_per_sm_and_scalar_tiles_do_not_spill():
     assert [many_waves[f"{n}/{d}/{r}x{c}"] for n, d, r, c in FOUR_PER_SM] == [True, True, False, False, False]
 
 
+@pytest.mark.slow
+def test_an_even_one_wave_rsplit_keeps_the_finish_vectorized():
+    """bf16[8192, 1024]: one wave would take RSPLIT 33, whose finish loads the partials rows (RSPLIT words apart) as
+    scalars, and the kernel compiled to 203 registers (2 programs an SM; 1.28x copy SOL on the H200); the rule's RSPLIT
+    32 keeps the loads 16 bytes wide and the kernel at 128 registers, so 4 programs of 4 warps fit (0.99x)."""
+    (kernel, src), = interpret.kernel_sources(generate("F1-t", "bf16", 8192, 1024, **ON)).items()
+    assert fixed_launch(src)["RSPLIT"] == 32 and "for r0_offset" in src  # one wave, looped
+    (usage,) = compile_for_sm90({"copy": [kernel, src]}).values()
+    assert 4 * 32 * 4 * -(-usage["registers"] // 8) * 8 <= 65536, usage
+
+
 def test_thousands_of_programs_a_column_block_compile_for_sm90():
     """f32[2100001, 33] (odd C and N: one row tile a program, RSPLIT 32813) and LayerNorm backward over f32[4200001, 33]
     (two tiles a program, the ticket): the last-program finish must not build an [XBLOCK, RSPLIT] mask, which Triton

@@ -172,6 +172,18 @@ def test_the_wide_one_tile_kernel_takes_4_warps(cols, rows, narrowest, widest, k
     assert (cfg.XBLOCK, cfg.num_warps) == tile
 
 
+@pytest.mark.parametrize("cols,rows,narrowest,widest,ops,rsplit", [
+    (1024, 8192, 2, 2, 0, 32),  # a bf16 copy: 528 programs // 16 column blocks = 33, rounded down to even
+    (768, 4096, 4, 4, 1, 32),  # f32 a * b + 1: 396 // 12 = 33
+    (768, 3152, 1, 4, 2, 25),  # an fp32 -> fp8 cast: 25 (a 32-wide finish tile) stays odd
+    (4095, 8192, 2, 2, 2, 3),  # and so does 3 (a third of the programs)
+])
+def test_one_wave_rsplit_above_32_is_even(cols, rows, narrowest, widest, ops, rsplit):
+    """The finish loads RSPLIT-word partials rows: an odd RSPLIT above 32 made them scalar loads (oddrsplit sweep)."""
+    cfg = th.launch_config(cols, rows, narrowest, widest, H200_SMS, ops=ops)
+    assert (cfg.tiles_per_program, cfg.RSPLIT) == (0, rsplit)
+
+
 @pytest.mark.parametrize("cols,rows,itemsize,tiles", [
     (8, 1_000_000, 2, 2),  # bf16[1000000, 8]: 4.91x copy SOL on one wave of 64 programs, 1.43x with two tiles
     (8, 1_000_000, 4, 4),  # f32: 64-row tiles, so four (two: 1.20x against 5.91x)
