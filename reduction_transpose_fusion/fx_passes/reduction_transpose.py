@@ -162,7 +162,8 @@ def mark_sites(graph: torch.fx.Graph, foreign_choices: Optional[type] = None) ->
     reductions_of = collections.Counter(site.transpose for site in sites)  # LayerNorm backward: 2 a copy
     for site in sites:
         node = _node(graph, site.reduction)
-        reason = skip_reason(site, expects_row_tiles(graph, site, reductions_of[site.transpose]))
+        reductions = reductions_of[site.transpose]
+        reason = skip_reason(site, expects_row_tiles(graph, site, reductions), reductions)
         if reason is None and foreign_choices is not None:
             reason = (f"Inductor's choices handler is a {foreign_choices.__qualname__} (config.inductor_choices_class),"
                       " not the package's ReductionTransposeChoices, so the reduction would still be split")
@@ -220,9 +221,10 @@ def _describe(n: torch.fx.Node) -> str:
 FP8_CAST_OPS = frozenset({"mul", "convert_element_type"})
 
 
-def skip_reason(site: Site, row_tiles: bool = False) -> Optional[str]:
+def skip_reason(site: Site, row_tiles: bool = False, reductions: int = 1) -> Optional[str]:
     """Why ``site`` is left to stock Inductor, or None to fuse it.  ``row_tiles``: whether its kernel is expected to
-    launch one program per row tile (:func:`expects_row_tiles`).  The rules, in order:
+    launch one program per row tile (:func:`expects_row_tiles`); ``reductions``: the sites sharing its transposed copy
+    (LayerNorm backward: 2).  The rules, in order:
 
     0. ``torch.use_deterministic_algorithms(True)`` asks for no atomics, and the fused finish takes an atomic ticket
        (its result is bitwise reproducible either way; stock's split reduction uses no atomics); and
@@ -263,10 +265,10 @@ def skip_reason(site: Site, row_tiles: bool = False) -> Optional[str]:
           (``sweeps/2026-11-30-h200-sweep-dynamic{,2}.csv``) and 0.93-0.96x in three corpus runs (``superseded/2026-11-30-h200-corpus-dynamic-*.csv``), while with one
           program per row tile it ran 1.11x faster (1.62x and 1.63x copy SOL against stock's 1.81x,
           ``sweeps/2026-11-30-h200-sweep-dynamic5.csv``); bf16[8191, 1021] (odd C and N) ran 1.55-1.64x faster fused
-          and f32[8191, 4096] (odd N only) 1.16x.  Not where a transcendental producer makes stock's own kernel slow:
-       the GELU backward of f32[9999, 777] ran at 1.88x of stock fused (1.82x copy SOL against 3.42x, twice;
-       ``sweeps/2026-12-01-h200-sweep-holdoutsmalln-dynamic.csv``), a site of the held-out suite this rule had left
-       to stock.
+          and f32[8191, 4096] (odd N only) 1.16x.  Not for one reduction under a transcendental producer, which
+          makes stock's own kernel slow: the GELU backward of f32[9999, 777] ran at 1.88x of stock fused (1.82x copy
+          SOL against 3.42x, twice; ``sweeps/2026-12-01-h200-sweep-holdoutsmalln-dynamic.csv``), a site of the
+          held-out suite this rule had left to stock.
     """
     if torch.are_deterministic_algorithms_enabled():
         return "torch.use_deterministic_algorithms(True): the fused kernel's finish takes an atomic ticket"
@@ -301,7 +303,8 @@ def skip_reason(site: Site, row_tiles: bool = False) -> Optional[str]:
         why = f"N={site.hints[0]}{hint}" if inductor_config.split_reductions else "split_reductions=False"
         return (f"stock already emits one unsplit kernel ({why}: its split factor is 1; "
                 "measured slower fused; reduction_transpose_fusion_profitability=False overrides)")
-    if (site.itemsize == 4 and site.hints[1] % 2 and not site.rows.is_number and not site.producer_ops & TRANSCENDENTAL
+    transcendental = reductions == 1 and bool(site.producer_ops & TRANSCENDENTAL)
+    if (site.itemsize == 4 and site.hints[1] % 2 and not site.rows.is_number and not transcendental
             and not vector_rows(site.rows, site.hints[0]) and not row_tiles):
         return (f"f32 with odd C={site.hints[1]} and a dynamic N whose size hint {site.hints[0]} is not a multiple of "
                 "16, without one program per row tile: every access is a scalar, measured slower fused "

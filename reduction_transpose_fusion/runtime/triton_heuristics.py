@@ -316,10 +316,13 @@ FP8_GRID_MIN_ROWS = 128
 #   [256, 262144] 1.616 -> 1.096, [64, 262144] 1.167 -> 1.069 (0.94x -> 1.03x), [4096, 32000] 1.125 -> 1.061,
 #   [2048, 32128] 1.110 -> 1.070, a * b + 1 over [2048, 32000] 1.044 -> 1.026.  Rows not 16-byte aligned keep the
 #   wide path's tile: f32[4096, 30522] (8-byte rows) lost 1.7% with X64 w4 (1.097 -> 1.116), bf16[4096, 30522] was
-#   within 1.1% on either count (bigtile sweep).
+#   within 1.1% on either count (bigtile sweep).  Not where the persistent tile grew past R0_BLOCK 128 (a 16-bit N the
+#   partials budget splits in fewer programs than row tiles, N of 130-398): X128 R256 on 4 warps, 256 elements a
+#   thread, compiled to 255 registers and a 552-byte stack for bf16[130, 16896] (ptxas, sm_90a; a fresh-user review).
 # * a narrow C: where one wave's RSPLIT, capped at MAX_RSPLIT, would launch fewer programs than SMs (a C of one or
-#   two column blocks) and there are more row tiles than that, a kernel the rules above keep on one wave takes one
-#   row tile a program, or the fewest that keep RSPLIT within MAX_ONE_TILE_RSPLIT: bf16[1000000, 8] ran at 4.91x copy
+#   two column blocks) and there are more row tiles than that, a kernel of one reduction and no heavy producer that
+#   the rules above keep on one wave takes one row tile a program, or the fewest that keep RSPLIT within
+#   MAX_ONE_TILE_RSPLIT (with a dynamic N and no row-tile grid, those tiles looped, not DYNAMIC_TILES_PER_PROGRAM): bf16[1000000, 8] ran at 4.91x copy
 #   SOL on one wave (0.66x of stock, 64 programs), 1.74x with one tile a program and 1.43x with two (the rule's, 2.27x
 #   faster than stock); f32[1000000,
 #   8] 5.91 -> 1.55 (one), 1.20 (two) and 1.055 (four, the rule's, 2.35x faster than stock; holdout2); a * b + 1 over
@@ -327,7 +330,8 @@ FP8_GRID_MIN_ROWS = 128
 #   1.23) and bf16[200000, 128] 1.87 -> 1.11 (one, the rule's; two 1.20); in holdout2, the bf16 -> fp8 cast of
 #   [1000000, 16] 4.23 (0.40x of stock) -> 1.29 (1.32x) and f32[12582912, 2] 25.3 (0.086x) -> 2.06 (1.05x; 48 tiles a
 #   program).  Between one and two programs an SM (C of 3 or 4 column blocks) it was not measured; fp16[32768, 320]
-#   (5 column blocks, 320 programs) ran at 1.05x on one wave and keeps it.
+#   (5 column blocks, 320 programs) ran at 1.05x on one wave and keeps it.  Heavy producers and several reductions,
+#   which one row tile a program slowed at a wide C (above), were not measured at a narrow one and keep one wave.
 
 # One wave's RSPLIT above 32 is rounded down to even.  The last program loads the partials of its column block as an
 # [XBLOCK, RSPLIT] tile (RSPLIT padded to 64 there) whose rows are RSPLIT words apart (xindex * RSPLIT + rsplit_id), so
@@ -463,9 +467,11 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
     one_byte = narrowest == 1 and not (large and static_rows and widest >= 4 and not wide and not per_thread)
     default_tiles = _tiles_per_program(per_thread, heavy, copy, reductions, one_byte, few_splits or large)
     col_blocks, row_blocks = -(-cols // xblock), -(-rows // rblock)
-    if not default_tiles and col_blocks * MAX_RSPLIT < num_sms < col_blocks * row_blocks:  # "a narrow C", above
+    narrow = (not default_tiles and reductions == 1 and not heavy  # "a narrow C", above
+              and col_blocks * MAX_RSPLIT < num_sms < col_blocks * row_blocks)
+    if narrow:
         default_tiles = -(-row_blocks // MAX_ONE_TILE_RSPLIT)
-    if not static_rows:
+    if not static_rows and not (narrow and not row_tile_grid):  # 4 looped tiles a program would starve the SMs again
         row_tiles_win = not per_thread and reductions == 1 and (  # 16-bit, or the cast of f32 to fp8 on the wide path
             narrowest == widest == 2 and rows * cols * widest >= DYNAMIC_ROW_TILE_MIN_BYTES or cast_on_grid)
         default_tiles = _dynamic_tiles(default_tiles, row_tile_grid, per_thread == SCALAR_ELEMENTS_PER_THREAD,
@@ -486,7 +492,9 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
     if ((persistent or row_tile_grid) and wide and static_cols and not per_thread and reductions == 1
             and narrowest == widest in (2, 4) and cols * widest % 16 == 0
             and not override.keys() & {"XBLOCK", "num_warps"}):  # "the wide one-tile kernel", above
-        xblock, warps = (xblock if widest == 2 else XBLOCK_BY_WIDEST[widest]), NUM_WARPS
+        narrower = xblock if widest == 2 else XBLOCK_BY_WIDEST[widest]
+        if narrower * rblock <= BIG_TILE_XBLOCK * BIG_TILE_R0_BLOCK:  # at most 128 elements a thread on 4 warps
+            xblock, warps = narrower, NUM_WARPS
     # the wider tile only where it was measured: static C and N, even both (vector accesses), 16-bit, one reduction,
     # off the wide path, the 128-row persistent tile on 4 warps, none of them overridden
     if (persistent and static_cols and not override.keys() & {"XBLOCK", "R0_BLOCK", "num_warps"} and not wide

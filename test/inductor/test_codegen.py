@@ -255,6 +255,14 @@ def test_a_reduction_read_in_a_later_loop_keeps_the_grid_barrier_on_a_resident_g
     assert launch["RSPLIT"] > 1 and programs <= 132  # one program per SM is always co-resident
 
 
+def test_a_grid_barrier_kernels_rsplit_above_32_is_even():
+    """bf16[8192, 256]: 4 column blocks, so one program per SM over them is RSPLIT 33, whose finish loads its partials
+    as scalars (195 registers against 128 at 32, ptxas; a fresh-user review): rounded down as one wave's is."""
+    src = interpret.generate(reads_its_own_sum, interpret.fake_inputs(((8192, 256), torch.bfloat16)), **ON)
+    (kernel,) = interpret.kernel_sources(src).values()
+    assert "x_grid_barrier" in kernel and fixed_launch(kernel)["RSPLIT"] == 32
+
+
 def test_a_grid_barrier_kernel_whose_column_blocks_fill_the_gpu_is_launched_as_an_ordinary_grid():
     """With more column blocks than SMs the barrier kernel gets RSPLIT 1: it has no barrier to wait on, and a
     cooperative launch of its grid (more programs than are resident at once) would be refused on the GPU."""

@@ -42,9 +42,8 @@ def test_rsplit_bounds(cols, rows, itemsize):
     large = rows * cols * itemsize >= th.ONE_TILE_MIN_BYTES and -(-rows // cfg.R0_BLOCK) <= th.MAX_ONE_TILE_RSPLIT
     # ... and a narrow C takes row tiles where one wave (RSPLIT <= MAX_RSPLIT) would launch fewer programs than SMs
     expected = itemsize > 1 and bool(cols % 2 or rows % 2 or few_splits or large)
-    if cfg.tiles_per_program != expected:
-        assert -(-cols // cfg.XBLOCK) * th.MAX_RSPLIT < H200_SMS and cfg.RSPLIT > th.MAX_RSPLIT
-        assert cfg.tiles_per_program >= 1
+    if cfg.tiles_per_program != expected:  # the narrow-C rule: one wave of at most MAX_RSPLIT programs a column block
+        assert -(-cols // cfg.XBLOCK) * th.MAX_RSPLIT < H200_SMS and cfg.tiles_per_program >= 1
     # partials (4 B per column per split) stay under the budget (2% of x's bytes) whenever a split happens at all
     # (or, for one row tile a program, RSPLIT passed it so that the tile stays at most twice the rule's: a small N)
     if cfg.RSPLIT > 1:
@@ -197,6 +196,26 @@ def test_a_narrow_c_takes_row_tiles_where_one_wave_would_leave_sms_idle(cols, ro
     assert cfg.tiles_per_program == tiles
     if tiles:
         assert -(-cols // cfg.XBLOCK) * cfg.RSPLIT >= H200_SMS and cfg.RSPLIT <= th.MAX_ONE_TILE_RSPLIT
+
+
+def test_the_narrow_c_rule_leaves_heavy_and_multi_reduction_kernels_on_one_wave_and_never_starves_a_dynamic_n():
+    """A fresh-user review: the rule was measured on copies, a * b + 1 and an fp8 cast (one reduction, no heavy
+    producer); with a dynamic N and no row-tile grid its one tile a program had become 4 looped ones (34 programs
+    for bf16[17000, 8], fewer than one wave's 64)."""
+    assert th.launch_config(8, 17000, 2, 2, H200_SMS).tiles_per_program == 1
+    assert th.launch_config(8, 17000, 2, 2, H200_SMS, reductions=2).tiles_per_program == 0
+    assert th.launch_config(8, 17000, 2, 2, H200_SMS, ops=40).tiles_per_program == 0
+    looped = th.launch_config(8, 17000, 2, 2, H200_SMS, static_rows=False)
+    assert (looped.tiles_per_program, looped.RSPLIT, looped.row_tile_grid) == (1, 133, False)
+    grid = th.launch_config(8, 17000, 2, 2, H200_SMS, static_rows=False, row_tile_grid=True)
+    assert (grid.tiles_per_program, grid.row_tile_grid) == (1, True)
+
+
+def test_the_wide_one_tile_kernel_keeps_8_warps_where_its_tile_grew_past_128_rows():
+    """bf16[130, 16896]: the partials budget gives one program of 256 rows a column block; X128 R256 on 4 warps
+    compiled to 255 registers and a 552-byte stack (fresh-user review), on 8 warps to 112 and none."""
+    cfg = th.launch_config(16896, 130, 2, 2, H200_SMS)
+    assert (cfg.XBLOCK, cfg.R0_BLOCK, cfg.num_warps) == (128, 256, 8)
 
 
 @pytest.mark.parametrize("args,kwargs", [
