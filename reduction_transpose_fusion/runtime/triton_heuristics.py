@@ -563,7 +563,7 @@ def _tiles_per_program(per_thread: int, heavy: bool, copy: bool, reductions: int
     """Row tiles a program (0: one wave of looping programs).  One tile a program for a single reduction with scalar
     tiles (odd C and N), few one-wave splits or a large tensor, and for a plain copy with one odd extent; two for
     several reductions with scalar tiles; one wave for a heavy producer, a 1-byte tensor (an fp8 output) and
-    everything else."""
+    everything else (``launch_config`` then gives a narrow C row tiles, "a narrow C" above)."""
     if heavy or one_byte:
         return 0
     if per_thread == SCALAR_ELEMENTS_PER_THREAD:
