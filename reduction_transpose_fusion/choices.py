@@ -32,7 +32,7 @@ from ._torch_private import DisableReduction, EnableReduction, FixedTritonConfig
 from .codegen.triton import FINISH_COMBINE, ReductionTransposeTritonKernel
 from .fx_passes.reduction_transpose import (FLAGGED_DTYPES, META_KEY, VECTOR_MULTIPLE, Site, row_symbol,
                                            row_tile_grid_available, vector_rows)
-from .runtime.triton_heuristics import EVEN_RSPLIT_ABOVE, MAX_RSPLIT, LaunchConfig, launch_config, wide_fp8_cast
+from .runtime.triton_heuristics import MAX_RSPLIT, LaunchConfig, even_rsplit, launch_config, wide_fp8_cast
 from .scheduler import origins, sites_in
 
 log = logging.getLogger(__name__)
@@ -279,8 +279,7 @@ def _co_resident(launch: LaunchConfig, cols: int, num_sms: int) -> LaunchConfig:
     """Cap ``RSPLIT`` at one program per SM over the column blocks, which a cooperative launch can always make
     resident; 1 if the column blocks alone are that many (then the kernel has no barrier: an ordinary launch)."""
     col_blocks = -(-cols // launch.XBLOCK)
-    rsplit = max(1, min(launch.RSPLIT, num_sms // col_blocks))
-    rsplit -= rsplit % 2 if rsplit > EVEN_RSPLIT_ABOVE else 0  # as one wave's (bf16[8192, 256]: 195 registers at 33)
+    rsplit = even_rsplit(max(1, min(launch.RSPLIT, num_sms // col_blocks)))  # bf16[8192, 256]: 195 registers at 33
     return dataclasses.replace(launch, RSPLIT=rsplit, tiles_per_program=0, row_tile_grid=False, shift_last_tile=False)
 
 

@@ -254,21 +254,21 @@ DYNAMIC_SCALAR_TILES_PER_PROGRAM = 2
 # path: the fp32 -> fp8 cast of [4096, 30522] ran at 1.41x copy SOL with the grid against 2.05x with one wave
 # (stock 2.44x; -sweep-dynamic5.csv).
 DYNAMIC_ROW_TILE_MIN_BYTES = 8 << 20
-# A static N takes the row-tile grid too for the wide cast of f32 to fp8 (:func:`wide_fp8_cast`), which the
-# static rules otherwise keep on one wave (a 1-byte output) or leave to stock (rule 3b).  In the H200 profile of the
-# 21 cases (19 of the corpus, 2 of the main job) whose kernel a dynamic N puts on the grid
-# (profile/2026-12-01-h200-profile-kernels-session16.csv; static kernel twice, then the same static N on the grid,
-# x copy SOL) the grid won on bert/F5-vocab-fp32 (the fp32 -> fp8 cast of [4096, 30522]: 1.507, 1.505 -> 1.272; stock
-# 1.504), lost 1-6% on 13 (persistent one-tile kernels, one-wave 16-bit ones) and tied (within 1%) on 6; one
-# odd-C-and-N producer read faster (a * b + 1 over bf16[8191, 1021] 1.68 -> 1.53), but that run's static readings of it
-# were 12% above the corpus run's, where the grid's time would be no gain, and its copy lost 1.40 -> 1.48: no rule.
-# The staticgrid sweep (sweeps/2026-12-01-h200-sweep-staticgrid.csv; one wave twice, the grid with the wide tile X128 w8, X64 w8, X64 w4) confirmed it on four wide casts: [4096, 30522] 1.524,
-# 1.529 -> 1.285 (X64 w4 1.321), [8192, 30522] 1.573, 1.573 -> 1.305 (1.365), and with fp8 rows 16-byte aligned
-# [2048, 32000] 1.282, 1.283 -> 1.290, X64 w4 1.185, [4096, 50304] 1.259, 1.259 (0.97x of stock) -> 1.208, X64 w4
-# 1.127: so where C is a multiple of FP8_VECTOR_COLS the grid takes the plain X64 tile on 4 warps.  The same with N
-# dynamic (sweeps/2026-12-01-h200-sweep-dynamicfp8.csv; the grid X128 w8 twice, then X64 w4): [2048, 32000] 1.311,
-# 1.313 -> 1.227, [4096, 50304] 1.209, 1.209 -> 1.156, while [4096, 30522] lost (1.229, 1.234 -> 1.361) and
-# [8192, 30522] too (1.286, 1.289 -> 1.415).
+# A static N takes the row-tile grid too for the wide cast of f32 to fp8 (:func:`wide_fp8_cast`), which the static rules
+# otherwise keep on one wave (a 1-byte output) or leave to stock (rule 3b).  In the H200 profile of the 21 cases (19 of
+# the corpus, 2 of the main job) whose kernel a dynamic N puts on the grid
+# (profile/2026-12-01-h200-profile-kernels-session16.csv; static kernel twice, then the same static N on the grid, x
+# copy SOL) the grid won on bert/F5-vocab-fp32 (the fp32 -> fp8 cast of [4096, 30522]: 1.507, 1.505 -> 1.272; stock
+# 1.504), lost 1-6% on 13 (persistent one-tile kernels, one-wave 16-bit ones) and tied (within 1%) on 6; one odd-C-and-N
+# producer read faster (a * b + 1 over bf16[8191, 1021] 1.68 -> 1.53), but that run's static readings of it were 12%
+# above the corpus run's, where the grid's time would be no gain, and its copy lost 1.40 -> 1.48: no rule. The
+# staticgrid sweep (sweeps/2026-12-01-h200-sweep-staticgrid.csv; one wave twice, the grid with the wide tile X128 w8,
+# X64 w8, X64 w4) confirmed it on four wide casts: [4096, 30522] 1.524, 1.529 -> 1.285 (X64 w4 1.321), [8192, 30522]
+# 1.573, 1.573 -> 1.305 (1.365), and with fp8 rows 16-byte aligned [2048, 32000] 1.282, 1.283 -> 1.290, X64 w4 1.185,
+# [4096, 50304] 1.259, 1.259 (0.97x of stock) -> 1.208, X64 w4 1.127: so where C is a multiple of FP8_VECTOR_COLS the
+# grid takes the plain X64 tile on 4 warps.  The same with N dynamic (sweeps/2026-12-01-h200-sweep-dynamicfp8.csv; the
+# grid X128 w8 twice, then X64 w4): [2048, 32000] 1.311, 1.313 -> 1.227, [4096, 50304] 1.209, 1.209 -> 1.156, while
+# [4096, 30522] lost (1.229, 1.234 -> 1.361) and [8192, 30522] too (1.286, 1.289 -> 1.415).
 FP8_VECTOR_COLS = 16
 # The cast's row tile (R0_BLOCK 128 of 1-byte stores): with no more rows than one tile the grid is one program per
 # column block that still takes the flagged finish (RSPLIT 2 at the hint keeps it), which the wide path's one wave
@@ -319,31 +319,31 @@ FP8_GRID_MIN_ROWS = 128
 #   within 1.1% on either count (bigtile sweep).  Not where the persistent tile grew past R0_BLOCK 128 (a 16-bit N the
 #   partials budget splits in fewer programs than row tiles, N of 130-398): X128 R256 on 4 warps, 256 elements a
 #   thread, compiled to 255 registers and a 552-byte stack for bf16[130, 16896] (ptxas, sm_90a; a fresh-user review).
-# * a narrow C: where one wave's RSPLIT, capped at MAX_RSPLIT, would launch fewer programs than SMs (a C of one or
-#   two column blocks) and there are more row tiles than that, a kernel of one reduction and no heavy producer that
-#   the rules above keep on one wave takes one row tile a program, or the fewest that keep RSPLIT within
-#   MAX_ONE_TILE_RSPLIT (with a dynamic N and no row-tile grid, those tiles looped, not DYNAMIC_TILES_PER_PROGRAM): bf16[1000000, 8] ran at 4.91x copy
-#   SOL on one wave (0.66x of stock, 64 programs), 1.74x with one tile a program and 1.43x with two (the rule's, 2.27x
-#   faster than stock); f32[1000000,
-#   8] 5.91 -> 1.55 (one), 1.20 (two) and 1.055 (four, the rule's, 2.35x faster than stock; holdout2); a * b + 1 over
-#   bf16[1000000, 8] 6.65 -> 1.59 and 1.41 (two, the rule's); fp16[500000, 64] 2.34 -> 1.16 (one, the rule's; two
-#   1.23) and bf16[200000, 128] 1.87 -> 1.11 (one, the rule's; two 1.20); in holdout2, the bf16 -> fp8 cast of
-#   [1000000, 16] 4.23 (0.40x of stock) -> 1.29 (1.32x) and f32[12582912, 2] 25.3 (0.086x) -> 2.06 (1.05x; 48 tiles a
-#   program).  Between one and two programs an SM (C of 3 or 4 column blocks) it was not measured; fp16[32768, 320]
-#   (5 column blocks, 320 programs) ran at 1.05x on one wave and keeps it.  Heavy producers and several reductions,
-#   which one row tile a program slowed at a wide C (above), were not measured at a narrow one and keep one wave.
+# * a narrow C: where one wave's RSPLIT, capped at MAX_RSPLIT, would launch fewer programs than SMs (a C of one or two
+#   column blocks) and there are more row tiles than that, a kernel of one reduction and no heavy producer that the
+#   rules above keep on one wave takes one row tile a program, or the fewest that keep RSPLIT within MAX_ONE_TILE_RSPLIT
+#   (with a dynamic N and no row-tile grid, those tiles looped, not DYNAMIC_TILES_PER_PROGRAM): bf16[1000000, 8] ran at
+#   4.91x copy SOL on one wave (0.66x of stock, 64 programs), 1.74x with one tile a program and 1.43x with two (the
+#   rule's, 2.27x faster than stock); f32[1000000, 8] 5.91 -> 1.55 (one), 1.20 (two) and 1.055 (four, the rule's, 2.35x
+#   faster than stock; holdout2); a * b + 1 over bf16[1000000, 8] 6.65 -> 1.59 and 1.41 (two, the rule's); fp16[500000,
+#   64] 2.34 -> 1.16 (one, the rule's; two 1.23) and bf16[200000, 128] 1.87 -> 1.11 (one, the rule's; two 1.20); in
+#   holdout2, the bf16 -> fp8 cast of [1000000, 16] 4.23 (0.40x of stock) -> 1.29 (1.32x) and f32[12582912, 2] 25.3
+#   (0.086x) -> 2.06 (1.05x; 48 tiles a program).  Between one and two programs an SM (C of 3 or 4 column blocks) it was
+#   not measured; fp16[32768, 320] (5 column blocks, 320 programs) ran at 1.05x on one wave and keeps it.  Heavy
+#   producers and several reductions, which one row tile a program slowed at a wide C (above), were not measured at a
+#   narrow one and keep one wave.
 
 # One wave's RSPLIT above 32 is rounded down to even.  The last program loads the partials of its column block as an
 # [XBLOCK, RSPLIT] tile (RSPLIT padded to 64 there) whose rows are RSPLIT words apart (xindex * RSPLIT + rsplit_id), so
-# an odd RSPLIT leaves them 4-byte aligned and every load a scalar: the bf16 copy of [8192, 1024] (RSPLIT 33) compiled to 203 registers
-# against 128 with RSPLIT 32 (ptxas, sm_90a; 32 scalar loads against 4 of 16 bytes), so 2 programs an SM were resident
-# instead of 4.  In the H200 oddrsplit sweep (sweeps/2026-12-01-h200-sweep-oddrsplit.csv; x copy SOL, odd RSPLIT
-# twice -> even): bf16[8192, 1024] 1.281, 1.329 -> 0.992, bf16[12608, 1024] 1.291, 1.296 -> 1.153, fp16[8192, 1024]
-# 1.312, 1.316 -> 1.008, bf16[16384, 1024] 1.215, 1.221 -> 0.992; with no register change, LayerNorm backward
-# f32[4096, 768] 1.053, 1.053 -> 0.987, fp16[8192, 768] 1.193, 1.187 -> 1.147, f32[25216, 768] 1.097, 1.134 -> 1.121
-# (a tie), a * b + 1 over f32[4096, 768] 0.989, 0.991 -> 0.966, the fp32 -> fp8 cast of [3152, 768] (25 -> 24)
-# 1.273, 1.270 -> 1.258 (a 32-wide tile, 16 loads a thread: the same registers; smaller odd RSPLITs are kept, as 3 -> 2
-# would cost a third of the programs).
+# an odd RSPLIT leaves them 4-byte aligned and every load a scalar: the bf16 copy of [8192, 1024] (RSPLIT 33) compiled
+# to 203 registers against 128 with RSPLIT 32 (ptxas, sm_90a; 32 scalar loads against 4 of 16 bytes), so 2 programs an
+# SM were resident instead of 4.  In the H200 oddrsplit sweep (sweeps/2026-12-01-h200-sweep-oddrsplit.csv; x copy SOL,
+# odd RSPLIT twice -> even): bf16[8192, 1024] 1.281, 1.329 -> 0.992, bf16[12608, 1024] 1.291, 1.296 -> 1.153, fp16[8192,
+# 1024] 1.312, 1.316 -> 1.008, bf16[16384, 1024] 1.215, 1.221 -> 0.992; with no register change, LayerNorm backward
+# f32[4096, 768] 1.053, 1.053 -> 0.987, fp16[8192, 768] 1.193, 1.187 -> 1.147, f32[25216, 768] 1.097, 1.134 -> 1.121 (a
+# tie), a * b + 1 over f32[4096, 768] 0.989, 0.991 -> 0.966, the fp32 -> fp8 cast of [3152, 768] (25 -> 24) 1.273, 1.270
+# -> 1.258 (a 32-wide tile, 16 loads a thread: the same registers; smaller odd RSPLITs are kept, as 3 -> 2 would cost a
+# third of the programs).
 EVEN_RSPLIT_ABOVE = 32
 
 # CUDA's gridDim.x limit: RSPLIT is the grid's dim 0 (the heuristic's stays far below; config checks an override's)
@@ -492,9 +492,9 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
     if ((persistent or row_tile_grid) and wide and static_cols and not per_thread and reductions == 1
             and narrowest == widest in (2, 4) and cols * widest % 16 == 0
             and not override.keys() & {"XBLOCK", "num_warps"}):  # "the wide one-tile kernel", above
-        narrower = xblock if widest == 2 else XBLOCK_BY_WIDEST[widest]
-        if narrower * rblock <= BIG_TILE_XBLOCK * BIG_TILE_R0_BLOCK:  # at most 128 elements a thread on 4 warps
-            xblock, warps = narrower, NUM_WARPS
+        one_tile_xblock = xblock if widest == 2 else XBLOCK_BY_WIDEST[widest]  # X128 for 16-bit, X64 for f32
+        if one_tile_xblock * rblock <= BIG_TILE_XBLOCK * BIG_TILE_R0_BLOCK:  # at most 128 elements a thread on 4 warps
+            xblock, warps = one_tile_xblock, NUM_WARPS
     # the wider tile only where it was measured: static C and N, even both (vector accesses), 16-bit, one reduction,
     # off the wide path, the 128-row persistent tile on 4 warps, none of them overridden
     if (persistent and static_cols and not override.keys() & {"XBLOCK", "R0_BLOCK", "num_warps"} and not wide
@@ -619,5 +619,10 @@ def _rsplit(cols: int, rows: int, itemsize: int, target_programs: int, xblock: i
     if tiles_per_program:
         return max(1, min(-(-row_blocks // tiles_per_program), partial_budget))
     fill = target_programs // col_blocks  # rounded down: the grid stays within one wave
-    rsplit = max(1, min(fill, MAX_RSPLIT, row_blocks, partial_budget))
+    return even_rsplit(max(1, min(fill, MAX_RSPLIT, row_blocks, partial_budget)))
+
+
+def even_rsplit(rsplit: int) -> int:
+    """``rsplit`` rounded down to even above :data:`EVEN_RSPLIT_ABOVE`, so that the finish's partials rows are 8-byte
+    aligned (one wave's RSPLIT, and the grid-barrier kernel's cap in ``choices``)."""
     return rsplit - rsplit % 2 if rsplit > EVEN_RSPLIT_ABOVE else rsplit
