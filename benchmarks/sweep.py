@@ -517,6 +517,18 @@ ODDRSPLIT_PLAN = {(family, dtype, rows, cols): ["", f"RSPLIT={rsplit - 1}", ""] 
     ("F1-t", "bf16", 16384, 1024, 33), ("F3-layernorm-backward", "fp32", 25216, 768, 33),
     ("F3-layernorm-backward", "fp32", 4096, 768, 33), ("F3-layernorm-backward", "fp16", 8192, 768, 33),
     ("F5-fp8-cast-transpose-dbias", "fp32", 3152, 768, 25), ("F2-mul-add", "fp32", 4096, 768, 33))}
+# One wave assumes 3 resident programs an SM for a kernel with a producer (up to 168 registers on 4 warps), but the
+# looped fp32 -> fp8 cast compiles to 213-224 registers (ptxas, sm_90a, CPU), so 2 are resident and its one-wave grid
+# of 300-384 programs is 1.1-1.5 waves of 264; the wide LayerNorm backward (X128 R64 w8, 174 registers) is resident
+# once an SM and launches 239 programs, 1.8 waves.  The rule's launch ("", twice) against one and two true waves
+# (2 programs an SM), and, for the wide kernel, R0_BLOCK 32 (86 registers, 2 an SM: 239 programs in one wave; 80 on
+# X64 w4, 6 an SM).
+RESIDENCY_PLAN = {
+    **{("F5-fp8-cast-transpose-dbias", "fp32", rows, cols): ["", f"RSPLIT={one}", f"RSPLIT={two}", ""]
+       for rows, cols, one, two in ((3152, 3072, 5, 11), (4096, 3072, 5, 11), (6144, 3072, 5, 11),
+                                    (3152, 768, 22, 44), (8192, 1024, 16, 32))},
+    ("F3-layernorm-backward", "fp32", 4096, 30522): ["", "R0_BLOCK=32", "XBLOCK=64,R0_BLOCK=32,num_warps=4", ""],
+}
 # The plans whose shapes and launches are fixed here: --shapes NAME runs FIXED_PLANS[NAME], {shape: launches}.
 FIXED_PLANS = {
     "check": CHECK_PLAN, "tune": TUNE_PLAN, "midwide": MIDWIDE_PLAN, "gate": GATE_PLAN, "oddcheck": ODDCHECK_PLAN,
@@ -533,6 +545,7 @@ FIXED_PLANS = {
     "dynamicfp8": DYNAMICFP8_PLAN, "holdout1": HOLDOUT1_PLAN, "holdoutsmalln": HOLDOUT_SMALLN_PLAN,
     "holdout2": HOLDOUT2_PLAN, "holdout2dynamic": HOLDOUT2_DYNAMIC_PLAN, "holdout3": HOLDOUT3_PLAN,
     "holdout3dynamic": HOLDOUT3_DYNAMIC_PLAN, "oddrsplit": ODDRSPLIT_PLAN,
+    "residency": RESIDENCY_PLAN,
 }
 PROGRAMS_PER_SM = [4, 8, 16, 32]
 SMALL_PROGRAMS_PER_SM = [1, 2, 4, 8, 16]

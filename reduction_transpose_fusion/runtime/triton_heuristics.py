@@ -71,6 +71,15 @@ WIDE_TILE_SCALE = 2
 # (superseded/2026-11-29-h200-corpus-run5.csv against -run3.csv).  The scalar and heavy tiles below have 4 per SM.
 COPY_PROGRAMS_PER_SM = 4
 PROGRAMS_PER_SM = 3
+# The cast of f32 to fp8 on one wave (4-byte loads and 1-byte stores on the X64 R128 tile: 64 f32 elements a thread,
+# loaded and accumulated) compiles to 212-224 registers wherever a program loops over more than one row tile or masks
+# rows (ptxas, sm_90a, CPU; 122-128 for exactly one full row tile a program), so 2 programs of 4 warps are resident,
+# not PROGRAMS_PER_SM's 3, and its one-wave grid of 300-384 programs ran as 1.1-1.5 waves.  In the H200 residency
+# sweep (sweeps/2026-12-01-h200-sweep-residency.csv; x copy SOL, the 3-an-SM RSPLIT twice, then 2 an SM, then two
+# waves of 2): [3152, 3072] 1.364, 1.394 -> 1.132 (1.293); [4096, 3072] 1.206, 1.210 -> 1.123 (1.095); [6144, 3072]
+# 1.234, 1.245 -> 1.131 (1.168); [3152, 768] 1.256, 1.259 -> 1.173 (1.321); [8192, 1024] 1.289, 1.300 -> 1.104
+# (1.161).  Measured with one reduction and N static; a dynamic N always masks rows (218 registers, ptxas).
+FP8_CAST_PROGRAMS_PER_SM = 2
 # The one-wave RSPLIT's cap, and every kernel's whose reductions are not all sum, max or min: for those the last
 # program loads all XBLOCK x RSPLIT partials at once (choices.py caps them; codegen/triton.py chunks the others).
 MAX_RSPLIT = 64
@@ -481,6 +490,9 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
         default_rsplit = 1
     else:
         default_rsplit = _rsplit(cols, rows, widest, num_sms * programs_per_sm, xblock, rblock, tiles_per_program)
+        if (narrowest == 1 and widest == 4 and not tiles_per_program and not per_thread and reductions == 1
+                and (not static_rows or default_rsplit < row_blocks or rows % rblock)):  # FP8_CAST_PROGRAMS_PER_SM
+            default_rsplit = _rsplit(cols, rows, widest, num_sms * FP8_CAST_PROGRAMS_PER_SM, xblock, rblock)
     rsplit = override.get("RSPLIT", default_rsplit)
     one_tile = tiles_per_program == 1 and "RSPLIT" not in override
     persistent = one_tile and static_rows

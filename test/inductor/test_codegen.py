@@ -680,3 +680,18 @@ def test_the_guarded_dynamic_n_stores_16_byte_vectors():
     for label in ("guarded", "guarded 2T"):
         assert stores[label].get("v4.b32", 0) >= 4 and stores[label].get("b16", 0) <= 2, stores
     assert stores["unguarded"].get("b16", 0) >= 16, stores
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("rows,cols", [(3152, 3072), (3152, 768), (8192, 1024), (4096, 768)])
+def test_the_fp32_to_fp8_cast_on_one_wave_launches_no_more_programs_than_are_resident(rows, cols):
+    """One wave means every program resident at once.  The looped cast of f32 to fp8 compiled to 213-224 registers
+    (sm_90a, ptxas on CPU), 2 programs of 4 warps an SM, and the 3-an-SM wave launched 300-384 programs, 1.1-1.5 waves
+    of 264 (residency sweep: 7-17% slower than one true wave); [4096, 768], one full row tile a program, compiles to
+    128 and keeps its 384 programs, 4 an SM resident."""
+    (kernel, src), = interpret.kernel_sources(generate("F5-fp8-cast-transpose-dbias", "fp32", rows, cols, **ON)).items()
+    launch = fixed_launch(src)
+    (usage,) = compile_for_sm90({"cast": [kernel, src]}).values()
+    threads = 32 * launch["num_warps"]
+    resident = min(65536 // (threads * -(-usage["registers"] // 8) * 8), 2048 // threads)
+    assert launch["RSPLIT"] * -(-cols // launch["XBLOCK"]) <= 132 * resident, (launch, usage)

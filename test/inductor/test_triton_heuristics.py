@@ -174,13 +174,34 @@ def test_the_wide_one_tile_kernel_takes_4_warps(cols, rows, narrowest, widest, k
 @pytest.mark.parametrize("cols,rows,narrowest,widest,ops,rsplit", [
     (1024, 8192, 2, 2, 0, 32),  # a bf16 copy: 528 programs // 16 column blocks = 33, rounded down to even
     (768, 4096, 4, 4, 1, 32),  # f32 a * b + 1: 396 // 12 = 33
-    (768, 3152, 1, 4, 2, 25),  # an fp32 -> fp8 cast: 25 (a 32-wide finish tile) stays odd
+    (768, 3152, 1, 2, 2, 25),  # a bf16 -> fp8 cast: 25 (a 32-wide finish tile) stays odd
     (4095, 8192, 2, 2, 2, 3),  # and so does 3 (a third of the programs)
 ])
 def test_one_wave_rsplit_above_32_is_even(cols, rows, narrowest, widest, ops, rsplit):
     """The finish loads RSPLIT-word partials rows: an odd RSPLIT above 32 made them scalar loads (oddrsplit sweep)."""
     cfg = th.launch_config(cols, rows, narrowest, widest, H200_SMS, ops=ops)
     assert (cfg.tiles_per_program, cfg.RSPLIT) == (0, rsplit)
+
+
+@pytest.mark.parametrize("cols,rows,widest,kwargs,rsplit,two_an_sm", [
+    (3072, 3152, 4, {}, 5, True),  # 384 programs at 3 an SM, 2 resident (215 registers): 240 (1.36x -> 1.13x copy SOL)
+    (3072, 4096, 4, {}, 5, True),  # 1.21x -> 1.12x
+    (768, 3152, 4, {}, 22, True),  # 25 row tiles, the last one masked (213 registers): 1.26x -> 1.17x
+    (1024, 8192, 4, {}, 16, True),  # 1.29x -> 1.10x
+    (768, 4096, 4, {"static_rows": False}, 22, True),  # a dynamic N masks rows (218 registers)
+    (768, 4096, 4, {}, 32, False),  # one full row tile a program (128 registers, 4 resident): kept
+    (1000, 2048, 4, {}, 16, False),  # the same (163 registers, 3 resident): kept
+    (4096, 8192, 2, {}, 6, False),  # a bf16 -> fp8 cast (128 registers) keeps 3 an SM
+    (3072, 3152, 4, {"override": {"RSPLIT": 8}}, 8, False),  # the override wins
+])
+def test_the_fp32_to_fp8_cast_on_one_wave_is_one_wave_of_two_programs_an_sm(cols, rows, widest, kwargs, rsplit,
+                                                                            two_an_sm):
+    """The residency sweep: the looped cast of f32 to fp8 compiles to 212-224 registers, 2 programs of 4 warps an SM,
+    so one wave at 3 an SM ran as 1.1-1.5 waves; one wave of 2 an SM was 7-17% faster on five shapes."""
+    cfg = th.launch_config(cols, rows, 1, widest, H200_SMS, ops=2, **kwargs)
+    assert (cfg.tiles_per_program, cfg.RSPLIT) == (0, rsplit)
+    if two_an_sm:  # every program resident at once
+        assert -(-cols // cfg.XBLOCK) * cfg.RSPLIT <= th.FP8_CAST_PROGRAMS_PER_SM * H200_SMS
 
 
 @pytest.mark.parametrize("cols,rows,itemsize,tiles", [
