@@ -204,6 +204,13 @@ FOUR_PER_SM = [
 ]
 
 
+def resident_programs(registers: int, num_warps: int) -> int:
+    """Programs of ``num_warps`` warps an H200 SM holds at once: 65536 registers, allocated in units of 8 a thread,
+    and 2048 threads."""
+    threads = 32 * num_warps
+    return min(65536 // (threads * -(-registers // 8) * 8), 2048 // threads)
+
+
 @pytest.mark.slow
 def test_heavy_tiles_fit_four_programs_per_sm_and_scalar_tiles_do_not_spill():
     kernels, warps, many_waves = {}, {}, {}
@@ -215,10 +222,9 @@ def test_heavy_tiles_fit_four_programs_per_sm_and_scalar_tiles_do_not_spill():
         launch = fixed_launch(src)
         many_waves[label] = launch["RSPLIT"] * -(-cols // launch["XBLOCK"]) > 4 * 132  # odd C and N: 2 tiles each
     for label, usage in compile_for_sm90(kernels).items():
-        allocated = -(-usage["registers"] // 8) * 8
         assert usage["spill_bytes"] == usage["stack_bytes"] == 0, (label, usage)  # spills: the stack frame
         if not many_waves[label]:  # one wave: 4 programs of each SM resident at once
-            assert 4 * 32 * warps[label] * allocated <= 65536, (label, warps[label], usage)
+            assert resident_programs(usage["registers"], warps[label]) >= 4, (label, warps[label], usage)
     assert [many_waves[f"{n}/{d}/{r}x{c}"] for n, d, r, c in FOUR_PER_SM] == [True, True, False, False, False]
 
 
@@ -230,7 +236,7 @@ def test_an_even_one_wave_rsplit_keeps_the_finish_vectorized():
     (kernel, src), = interpret.kernel_sources(generate("F1-t", "bf16", 8192, 1024, **ON)).items()
     assert fixed_launch(src)["RSPLIT"] == 32 and "for r0_offset" in src  # one wave, looped
     (usage,) = compile_for_sm90({"copy": [kernel, src]}).values()
-    assert 4 * 32 * 4 * -(-usage["registers"] // 8) * 8 <= 65536, usage
+    assert resident_programs(usage["registers"], 4) >= 4, usage
 
 
 def test_thousands_of_programs_a_column_block_compile_for_sm90():
@@ -692,6 +698,5 @@ def test_the_fp32_to_fp8_cast_on_one_wave_launches_no_more_programs_than_are_res
     (kernel, src), = interpret.kernel_sources(generate("F5-fp8-cast-transpose-dbias", "fp32", rows, cols, **ON)).items()
     launch = fixed_launch(src)
     (usage,) = compile_for_sm90({"cast": [kernel, src]}).values()
-    threads = 32 * launch["num_warps"]
-    resident = min(65536 // (threads * -(-usage["registers"] // 8) * 8), 2048 // threads)
+    resident = resident_programs(usage["registers"], launch["num_warps"])
     assert launch["RSPLIT"] * -(-cols // launch["XBLOCK"]) <= 132 * resident, (launch, usage)
