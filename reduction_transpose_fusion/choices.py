@@ -127,6 +127,8 @@ class ReductionTransposeChoices(InductorChoices):
             row_tile_grid=launch.row_tile_grid,  # off for a grid-barrier finish (_co_resident)
             shift_last_tile=launch.shift_last_tile and _rows_fill_a_tile(features.reduction_numel, launch.R0_BLOCK),
             int32_sizes=launch.int32_sizes,
+            evict_first=launch.evict_first,
+            stream_stores=launch.stream_stores,
         )
         return kwargs
 

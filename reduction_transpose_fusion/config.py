@@ -77,9 +77,9 @@ ENTRIES = (
 )
 
 LAUNCH_KEYS = ("XBLOCK", "R0_BLOCK", "RSPLIT", "num_warps", "num_stages", "TILES_PER_PROGRAM", "FINISH_GROUP",
-               "PREFETCH", "INT32_SIZES", "SHIFT_LAST_TILE", "ROW_TILE_GRID")
+               "PREFETCH", "INT32_SIZES", "SHIFT_LAST_TILE", "ROW_TILE_GRID", "EVICT_FIRST", "STREAM_STORES")
 # Keys whose value is a switch, 0 or 1, not a positive count
-_SWITCH_KEYS = ("PREFETCH", "INT32_SIZES", "SHIFT_LAST_TILE", "ROW_TILE_GRID")
+_SWITCH_KEYS = ("PREFETCH", "INT32_SIZES", "SHIFT_LAST_TILE", "ROW_TILE_GRID", "EVICT_FIRST", "STREAM_STORES")
 # Keys that take 0 too: TILES_PER_PROGRAM=0 is one wave of looping programs
 _ZERO_KEYS = ("TILES_PER_PROGRAM",)
 _LAUNCH_ITEM = re.compile(r"^\s*(\w+)\s*=\s*(\d+)\s*$", re.ASCII)

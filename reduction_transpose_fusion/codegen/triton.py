@@ -110,7 +110,8 @@ RSPLIT_FROM_GRID = "RSPLIT = tl.num_programs(0)  # one program per row tile: cei
 ROW_CHUNK_LINE = "rsplit_chunk = (num_rblocks + RSPLIT - 1) // RSPLIT * RBLOCK"
 ONE_TILE_CHUNK_LINE = "rsplit_chunk = RBLOCK  # one program per row tile"
 # The eviction hint Inductor gives a looped reduction's loads, which the row-tile grid's kernel drops (as the
-# persistent kernel of a static N has none): with it that kernel ran 7-13% slower on five of six shapes
+# persistent kernel of a static N has none), and looped kernels that move 120 MiB or more too (cache_hints): with it
+# the row-tile grid's kernel ran 7-13% slower on five of six shapes
 # (benchmarks/results/profile/2026-12-01-h200-profile-kernels-run2.csv: f32[25229, 3067] 1.63x copy SOL against 1.43x,
 # bf16[65536, 50257] 1.59x against 1.41x), and within 1% on the sixth
 EVICT_FIRST = ", eviction_policy='evict_first'"
@@ -146,8 +147,10 @@ class ReductionTransposeTritonKernel(TritonKernel):
     def __init__(self, *args, last_block_finish: bool = False, ordinary_launch: bool = False,
                  chunked_finish: bool = False, flagged_partials: bool = False, finish_group: int = 0,
                  prefetch: bool = False, row_tile_grid: bool = False, shift_last_tile: bool = False,
-                 int32_sizes: bool = False, **kwargs):
+                 int32_sizes: bool = False, evict_first: bool = True, stream_stores: bool = False, **kwargs):
         self.prefetch = prefetch
+        self.evict_first = evict_first
+        self.stream_stores = stream_stores
         self.last_block_finish = last_block_finish
         self.chunked_finish = chunked_finish and last_block_finish
         self.flagged_partials = flagged_partials and self.chunked_finish
@@ -341,6 +344,8 @@ class ReductionTransposeTritonKernel(TritonKernel):
             src = _torch_private.drop_cooperative_launch(src)
         if self.int32_sizes and self.index_dtype == "tl.int32":
             src = int32_size_args(src)
+        if self.last_block_finish and (not self.evict_first or self.stream_stores):
+            src = cache_hints(src, evict_first=self.evict_first, stream_stores=self.stream_stores)
         if self.row_tile_grid:
             # an in-place buffer read back in rows a program shares with the one before would be read half-written
             shift = self.shift_last_tile and not self.mutations and not self.args.inplace_buffers
@@ -428,6 +433,23 @@ def int32_size_args(source: str) -> str:
     names = re.findall(r"\bks\d+\b", m.group(1))
     lines = "".join(f"    {n} = {n}.to(tl.int32)  # an int32 kernel (int32_size_args)\n" for n in names)
     return source[:m.end()] + lines + source[m.end():]
+
+
+_OUTPUT_STORE = re.compile(r"^( *tl\.store\(out_ptr\d+ [^\n]*)\)$", re.M)
+
+
+def cache_hints(source: str, evict_first: bool = True, stream_stores: bool = False) -> str:
+    """``source`` with the ``evict_first`` hint (:data:`EVICT_FIRST`) dropped from its loads of inputs (``in_ptr*``)
+    unless ``evict_first`` (the rule: ``runtime/triton_heuristics.py``, ``NO_EVICT_FIRST_MIN_MOVED_BYTES``), and its
+    output stores (``out_ptr*``) made streaming stores (``cache_modifier='.cs'``, PTX ``st.global.cs``) if
+    ``stream_stores`` (a launch override only: it lost where measured).  The partials' loads and stores keep
+    Inductor's hints."""
+    if not evict_first:
+        source = "\n".join(line.replace(EVICT_FIRST, "") if "tl.load(in_ptr" in line else line
+                           for line in source.split("\n"))
+    if stream_stores:
+        source = _OUTPUT_STORE.sub(r"\1, cache_modifier='.cs')", source)
+    return source
 
 
 def finish_group_of(source: str) -> int:
@@ -528,4 +550,4 @@ class ReductionTransposeTritonScheduling(TritonScheduling):
 
 
 __all__ = ["LAUNCH_ORDER_FINISHER", "ReductionTransposeTritonKernel", "ReductionTransposeTritonScheduling",
-           "int32_size_args", "one_program_per_row_tile", "prefetch_row_loop"]
+           "int32_size_args", "one_program_per_row_tile", "prefetch_row_loop", "cache_hints"]

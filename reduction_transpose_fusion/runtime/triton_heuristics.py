@@ -222,6 +222,26 @@ MAX_ONE_TILE_RSPLIT = FINISH_GROUP * FINISH_GROUP
 #   and the looped one (one row tile a program with a dynamic N) would load its one tile twice: neither does.
 PREFETCH_MAX_ELEMENTS_PER_THREAD = SCALAR_ELEMENTS_PER_THREAD
 PREFETCH_ITEMSIZE = 2
+# Inductor gives the loads of a looped reduction the evict_first hint (L2 evict-first policy); the persistent kernel
+# and the row-tile grid's have none.  A looped kernel that moves at least this many bytes (``moved`` x N x C: the
+# full-size tensors' bytes from or to memory) drops it (codegen/triton.py, cache_hints).  From the H200 hints3 sweep
+# (sweeps/2026-12-01-h200-sweep-hints3.csv: 33 looped one-wave kernels of the corpus, main and held-out suites, a
+# warm-up launch, then the hint and no hint alternated three times; fused time without / with the hint, medians):
+# * 128 MiB to 2 GiB moved, gains on the 14 kernels with an fp8 cast, two reductions or GELU but one: bf16 -> fp8
+#   [8192, 4096] (128 MiB) 0.975, [25216, 3072] 0.952, [32768, 11008] 0.962, four more 0.956-0.961; LayerNorm
+#   backward bf16[8192, 4096] 0.960, bf16[65536, 1024] 0.935, f32[25216, 768] 0.969, f32[25216, 3072] 0.957,
+#   f32[32768, 4096] 0.955, f32[4096, 30522] 0.935; GELU backward bf16[32768, 11008] 0.954; the one, GELU backward
+#   bf16[25216, 3072] (443 MiB), 1.007.  Ties (0.999-1.002) on the plain copies and a * b + 1;
+# * 111 MiB or less, losses on 8 of 15: LayerNorm backward f32[3152, 3072] (111 MiB) 1.010, f32[4096, 768] 1.041,
+#   fp16[8192, 768] 1.037; fp32 -> fp8 [4096, 3072] 1.045, [3152, 3072] 1.048; bf16 -> fp8 [4096, 3072] 1.029;
+#   a * b + 1 fp16[4096, 3072] 1.030; amax + sum fp16[3152, 3072] 1.027; ties elsewhere (0.990-1.003).
+# The threshold sits between 111 and 128 MiB.  With N dynamic (-hints4-dynamic.csv, the same protocol) the kernels
+# from 128 MiB gained too (fp32 -> fp8 [25216, 3072] 0.918, LayerNorm backward bf16[8192, 4096] 0.962, amax + sum
+# bf16[8192, 4096] 0.967, GELU backward bf16[25216, 3072] 0.984, bf16 -> fp8 [8192, 4096] 0.982), except the wide
+# LayerNorm backward f32[4096, 30522], 1.005 (0.98x of stock either way): the wide path keeps the hint with a dynamic
+# N.  Streaming stores (cache_modifier='.cs') lost on 15 of 19 kernels in the first sweep (-hints.csv; up to 10%):
+# not a rule.
+NO_EVICT_FIRST_MIN_MOVED_BYTES = 120 << 20
 SCALAR_TILES_PER_PROGRAM = 2
 # One odd extent (half-scalar tile, 32 elements a thread) in a plain copy (no producer op, one reduction): one row
 # tile a program (then looped, with the ticket) ran bf16[8191, 4096] at 1.74x copy SOL against 1.98x for one wave,
@@ -386,11 +406,17 @@ class LaunchConfig:
     # Whether the row-tile grid's last tile is shifted to end at row N, with no row mask on loads and stores
     # (codegen/triton.py, shift_last_tile; :mod:`..choices` guards N >= R0_BLOCK); not a kernel argument.
     shift_last_tile: bool = False
+    # Whether the loads of the kernel's inputs keep the ``evict_first`` hint Inductor gives a looped reduction's loads
+    # (codegen/triton.py, cache_hints); not a kernel argument.
+    evict_first: bool = True
+    # Whether the kernel's output stores are streaming stores, ``cache_modifier='.cs'`` (codegen/triton.py,
+    # cache_hints); not a kernel argument.
+    stream_stores: bool = False
 
     def as_dict(self) -> dict[str, int]:
         return {k: v for k, v in dataclasses.asdict(self).items()
                 if k not in ("tiles_per_program", "finish_group", "prefetch", "row_tile_grid", "int32_sizes",
-                             "shift_last_tile")}
+                             "shift_last_tile", "evict_first", "stream_stores")}
 
     @property
     def chunked_finish(self) -> bool:
@@ -420,7 +446,8 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
             :data:`DYNAMIC_TILES_PER_PROGRAM` looped row tiles a program.
         moved: bytes an element of ``x`` moves, the element sizes of the full-size tensors the kernel reads from
             or writes to memory summed (a bf16 copy: 4; ``a * b + 1`` in bf16: 6); 0 where unknown or where the
-            kernel holds no transposed copy (then no wider tile).
+            kernel holds no transposed copy (then no wider tile, and the loads keep ``evict_first``: the rule at
+            :data:`NO_EVICT_FIRST_MIN_MOVED_BYTES`).
         static_cols: whether C is a number; the wider tile was measured with static shapes only (with a dynamic C
             it compiled to 255 registers and spilled).
         vector_rows, vector_cols: False where N (C) is dynamic and not known to be a multiple of 16 elements
@@ -531,6 +558,9 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
         row_tile_grid=row_tile_grid,
         int32_sizes=bool(override.get("INT32_SIZES", not static_rows and reductions > 1 and not wide)),
         shift_last_tile=bool(override.get("SHIFT_LAST_TILE", row_tile_grid and narrowest > 1)) and row_tile_grid,
+        evict_first=bool(override.get("EVICT_FIRST", rows * cols * moved < NO_EVICT_FIRST_MIN_MOVED_BYTES
+                                       or (wide and not static_rows))),
+        stream_stores=bool(override.get("STREAM_STORES", 0)),
     )
 
 

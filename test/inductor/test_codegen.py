@@ -20,7 +20,7 @@ from torch._inductor.runtime.runtime_utils import next_power_of_2
 
 from reduction_transpose_fusion.codegen.triton import (EVICT_FIRST, LAUNCH_ORDER_FINISHER, ONE_TILE_CHUNK_LINE,
                                                        RSPLIT_FROM_GRID, SHIFTED_OFFSET_LINE, _shift_last_tile,
-                                                       finish_group_of, prefetch_row_loop)
+                                                       cache_hints, finish_group_of, prefetch_row_loop)
 from reduction_transpose_fusion import choices as choices_module
 from reduction_transpose_fusion_testing import families, interpret
 from reduction_transpose_fusion_testing.edge_cases import reads_its_own_sum
@@ -561,6 +561,47 @@ def test_the_prefetched_loop_issues_the_next_tiles_loads_before_the_current_tile
     off = interpret.kernel_sources(generate("F2-gelu-backward", "bf16",
                                             reduction_transpose_fusion_launch_config="PREFETCH=0", **ON))
     assert "r0_offset_next" not in next(iter(off.values()))
+
+
+def input_loads(kernel: str) -> list[str]:
+    return [line.strip() for line in kernel.split("\n") if "tl.load(in_ptr" in line]
+
+
+@pytest.mark.parametrize("rows,cols,hint", [
+    (8192, 4096, False),  # 192 MiB moved (two bf16 inputs read, the transposed copy written): no hint
+    (4096, 768, True),  # 18 MiB: Inductor's hint
+])
+def test_a_looped_kernel_moving_120_mib_or_more_loads_without_the_evict_first_hint(rows, cols, hint):
+    (kernel,) = interpret.kernel_sources(generate("F3-layernorm-backward", "bf16", rows, cols, **ON)).values()
+    assert "for r0_offset in" in kernel  # the looped one-wave kernel
+    loads = input_loads(kernel)
+    assert len(loads) == 2 and all((EVICT_FIRST in load) is hint for load in loads)
+    forced = interpret.kernel_sources(generate("F3-layernorm-backward", "bf16", rows, cols, **ON,
+                                               reduction_transpose_fusion_launch_config=f"EVICT_FIRST={int(hint)}"))
+    assert all((EVICT_FIRST in load) is hint for load in input_loads(next(iter(forced.values()))))
+
+
+def test_streaming_stores_reach_the_outputs_and_not_the_partials():
+    launch = "STREAM_STORES=1,EVICT_FIRST=0"
+    (kernel,) = interpret.kernel_sources(generate("F5-fp8-cast-transpose-dbias", "bf16", 4096, 3072, **ON,
+                                                  reduction_transpose_fusion_launch_config=launch)).values()
+    stores = [line.strip() for line in kernel.split("\n") if "tl.store(" in line]
+    outputs = [line for line in stores if line.startswith("tl.store(out_ptr")]
+    assert len(outputs) == 3 and all(line.endswith(", cache_modifier='.cs')") for line in outputs)  # q, qT, dbias
+    assert all(".cs" not in line for line in stores if line not in outputs)
+    # the workspace's peers load keeps its hint; the input loads lose theirs
+    assert all(EVICT_FIRST not in load for load in input_loads(kernel)) and EVICT_FIRST in kernel
+
+
+def test_cache_hints_touch_only_input_loads_and_output_stores():
+    kernel = LOOP.format(second="tmp1 = tmp0 * tl.load(ws_ptr + (x0), None" + EVICT_FIRST + ")").replace(
+        "tl.load(in_ptr0 + (x0 + 64*r0_1), None)", "tl.load(in_ptr0 + (x0 + 64*r0_1), None" + EVICT_FIRST + ")")
+    assert cache_hints(kernel) == kernel
+    dropped = cache_hints(kernel, evict_first=False)
+    assert "tl.load(in_ptr0 + (x0 + 64*r0_1), None)" in dropped and dropped.count(EVICT_FIRST) == 1  # ws_ptr's kept
+    streamed = cache_hints(kernel, stream_stores=True)
+    assert "tl.store(out_ptr0 + (r0_1 + 64*x0), tmp1, None, cache_modifier='.cs')" in streamed
+    assert streamed.count("cache_modifier") == 1
 
 
 @pytest.mark.parametrize("name,dtype,launch", [

@@ -78,8 +78,8 @@ def test_a_bad_value_fails_any_graph_that_compiles_with_the_flag_on(option):
     (f"RSPLIT={2**31}", "grid x limit"),
     ("FINISH_GROUP=24", "FINISH_GROUP=24 is not a multiple of 16"),
     ("FINISH_GROUP=\uff11\uff16", "bad item"),  # full-width digits are not an int of the config's grammar
-    ("PREFETCH=2", "PREFETCH, INT32_SIZES, SHIFT_LAST_TILE, ROW_TILE_GRID: 0 or 1"),
-    ("SHIFT_LAST_TILE=3", "PREFETCH, INT32_SIZES, SHIFT_LAST_TILE, ROW_TILE_GRID: 0 or 1"),
+    ("PREFETCH=2", "PREFETCH, INT32_SIZES, SHIFT_LAST_TILE, ROW_TILE_GRID, EVICT_FIRST, STREAM_STORES: 0 or 1"),
+    ("SHIFT_LAST_TILE=3", "PREFETCH, INT32_SIZES, SHIFT_LAST_TILE, ROW_TILE_GRID, EVICT_FIRST, STREAM_STORES: 0 or 1"),
     ("RSPLIT=0", "bad item"),  # only TILES_PER_PROGRAM takes 0
     ("XBLOCK=0", "bad item"),
     ("XBLOCK=64,XBLOCK=16", "each key once"),

@@ -204,6 +204,27 @@ def test_the_fp32_to_fp8_cast_on_one_wave_is_one_wave_of_two_programs_an_sm(cols
         assert -(-cols // cfg.XBLOCK) * cfg.RSPLIT <= th.FP8_CAST_PROGRAMS_PER_SM * H200_SMS
 
 
+@pytest.mark.parametrize("cols,rows,narrowest,widest,moved,kwargs,evict_first", [
+    (4096, 8192, 1, 2, 4, dict(ops=2), False),  # bf16 -> fp8 [8192, 4096]: 128 MiB moved, 2.5% faster without
+    (3072, 4096, 1, 2, 4, dict(ops=2), True),  # bf16 -> fp8 [4096, 3072]: 48 MiB, 2.9% slower without
+    (3072, 3152, 4, 4, 12, dict(reductions=2), True),  # LayerNorm backward f32[3152, 3072]: 111 MiB, 1.0% slower
+    (4096, 8192, 2, 2, 6, dict(reductions=2), False),  # LayerNorm backward bf16[8192, 4096]: 4.0% faster
+    (30522, 4096, 4, 4, 12, dict(reductions=2), False),  # the wide LayerNorm backward, N static: 6.5% faster
+    (30522, 4096, 4, 4, 12, dict(reductions=2, static_rows=False), True),  # the same with N dynamic: 0.5% slower
+    (3072, 25216, 2, 2, 0, {}, True),  # nothing known of the bytes moved: Inductor's hint
+])
+def test_a_looped_kernel_that_moves_120_mib_or_more_drops_the_evict_first_hint(cols, rows, narrowest, widest, moved,
+                                                                                kwargs, evict_first):
+    """The hints3 and hints4 sweeps: without the hint the looped kernels moving 128 MiB or more ran 2.5-6.5% faster
+    (but plain copies and a * b + 1, which tied), those moving 111 MiB or less up to 4.8% slower."""
+    cfg = th.launch_config(cols, rows, narrowest, widest, H200_SMS, moved=moved, **kwargs)
+    assert cfg.evict_first is evict_first
+    forced = th.launch_config(cols, rows, narrowest, widest, H200_SMS, override={"EVICT_FIRST": int(not evict_first)},
+                              moved=moved, **kwargs)
+    assert forced.evict_first is not evict_first and forced.stream_stores is False
+    assert th.launch_config(cols, rows, narrowest, widest, H200_SMS, override={"STREAM_STORES": 1}).stream_stores
+
+
 @pytest.mark.parametrize("cols,rows,itemsize,tiles", [
     (8, 1_000_000, 2, 2),  # bf16[1000000, 8]: 4.91x copy SOL on one wave of 64 programs, 1.43x with two tiles
     (8, 1_000_000, 4, 4),  # f32: 64-row tiles, so four (two: 1.20x against 5.91x)
