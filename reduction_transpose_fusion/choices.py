@@ -282,7 +282,8 @@ def _co_resident(launch: LaunchConfig, cols: int, num_sms: int) -> LaunchConfig:
     resident; 1 if the column blocks alone are that many (then the kernel has no barrier: an ordinary launch)."""
     col_blocks = -(-cols // launch.XBLOCK)
     rsplit = even_rsplit(max(1, min(launch.RSPLIT, num_sms // col_blocks)))  # bf16[8192, 256]: 195 registers at 33
-    return dataclasses.replace(launch, RSPLIT=rsplit, tiles_per_program=0, row_tile_grid=False, shift_last_tile=False)
+    return dataclasses.replace(launch, RSPLIT=rsplit, tiles_per_program=0, row_tile_grid=False, shift_last_tile=False,
+                               evict_first=True, stream_stores=False)  # Inductor's own kernel, hints and all
 
 
 def _fused_copies(features, sites: list[Site]) -> list[str]:

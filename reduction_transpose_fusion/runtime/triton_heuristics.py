@@ -224,21 +224,25 @@ PREFETCH_MAX_ELEMENTS_PER_THREAD = SCALAR_ELEMENTS_PER_THREAD
 PREFETCH_ITEMSIZE = 2
 # Inductor gives the loads of a looped reduction the evict_first hint (L2 evict-first policy); the persistent kernel
 # and the row-tile grid's have none.  A looped kernel that moves at least this many bytes (``moved`` x N x C: the
-# full-size tensors' bytes from or to memory) drops it (codegen/triton.py, cache_hints).  From the H200 hints3 sweep
-# (sweeps/2026-12-01-h200-sweep-hints3.csv: 33 looped one-wave kernels of the corpus, main and held-out suites, a
-# warm-up launch, then the hint and no hint alternated three times; fused time without / with the hint, medians):
-# * 128 MiB to 2 GiB moved, gains on the 14 kernels with an fp8 cast, two reductions or GELU but one: bf16 -> fp8
-#   [8192, 4096] (128 MiB) 0.975, [25216, 3072] 0.952, [32768, 11008] 0.962, four more 0.956-0.961; LayerNorm
-#   backward bf16[8192, 4096] 0.960, bf16[65536, 1024] 0.935, f32[25216, 768] 0.969, f32[25216, 3072] 0.957,
-#   f32[32768, 4096] 0.955, f32[4096, 30522] 0.935; GELU backward bf16[32768, 11008] 0.954; the one, GELU backward
-#   bf16[25216, 3072] (443 MiB), 1.007.  Ties (0.999-1.002) on the plain copies and a * b + 1;
-# * 111 MiB or less, losses on 8 of 15: LayerNorm backward f32[3152, 3072] (111 MiB) 1.010, f32[4096, 768] 1.041,
-#   fp16[8192, 768] 1.037; fp32 -> fp8 [4096, 3072] 1.045, [3152, 3072] 1.048; bf16 -> fp8 [4096, 3072] 1.029;
-#   a * b + 1 fp16[4096, 3072] 1.030; amax + sum fp16[3152, 3072] 1.027; ties elsewhere (0.990-1.003).
-# The threshold sits between 111 and 128 MiB.  With N dynamic (-hints4-dynamic.csv, the same protocol) the kernels
-# from 128 MiB gained too (fp32 -> fp8 [25216, 3072] 0.918, LayerNorm backward bf16[8192, 4096] 0.962, amax + sum
-# bf16[8192, 4096] 0.967, GELU backward bf16[25216, 3072] 0.984, bf16 -> fp8 [8192, 4096] 0.982), except the wide
-# LayerNorm backward f32[4096, 30522], 1.005 (0.98x of stock either way): the wide path keeps the hint with a dynamic
+# full-size tensors' bytes from or to memory; with N dynamic, at N's size hint, decided at compile time) drops it
+# (codegen/triton.py, cache_hints).  From the H200 hints3 sweep (sweeps/2026-12-01-h200-sweep-hints3.csv: 32 looped
+# one-wave kernels of the corpus, main and held-out suites and one persistent kernel as a control, a warm-up launch,
+# then the hint and no hint alternated three times; fused time without / with the hint, medians):
+# * 128-2064 MiB moved, 17 looped kernels: 14 faster, bf16 -> fp8 [8192, 4096] (128 MiB) 0.975, [25216, 3072] 0.952,
+#   [32768, 11008] 0.962, four more 0.956-0.961; LayerNorm backward bf16[8192, 4096] 0.960, bf16[65536, 1024] 0.935,
+#   f32[25216, 768] 0.969, f32[25216, 3072] 0.957, f32[32768, 4096] 0.955, f32[4096, 30522] 0.935; GELU backward
+#   bf16[32768, 11008] 0.954.  Ties on a plain copy and a * b + 1 (0.999, 1.002); one slower, GELU backward
+#   bf16[25216, 3072] (443 MiB), 1.007;
+# * 16-111 MiB, 15 looped kernels: 7 slower, up to 72 MiB (all but a * b + 1 beyond the spread of their timings):
+#   LayerNorm backward f32[4096, 768] 1.041, fp16[8192, 768] 1.037; fp32 -> fp8 [4096, 3072] 1.045, [3152, 3072]
+#   1.048; bf16 -> fp8 [4096, 3072] 1.029; a * b + 1 fp16[4096, 3072] 1.030; amax + sum fp16[3152, 3072] 1.027.
+#   LayerNorm backward f32[3152, 3072] (111 MiB) 1.010, within its 3.4% spread (0.994 with N dynamic); ties
+#   elsewhere (0.990-1.003).
+# The threshold sits between 111 and 128 MiB.  With N dynamic (-hints4-dynamic.csv, the same protocol, 10 looped
+# kernels of 111 MiB-1.4 GiB) 9 gained or tied: fp32 -> fp8 [25216, 3072] 0.918, LayerNorm backward bf16[8192, 4096]
+# 0.962, f32[25216, 3072] 0.959, f32[25216, 768] 0.973, f32[3152, 3072] 0.994, amax + sum bf16[8192, 4096] 0.967,
+# bf16 -> fp8 [32768, 4096] 0.956, [8192, 4096] 0.982, GELU backward bf16[25216, 3072] 0.984; the wide LayerNorm
+# backward f32[4096, 30522] lost, 1.005 (0.98x of stock either way), so the wide path keeps the hint with a dynamic
 # N.  Streaming stores (cache_modifier='.cs') lost on 15 of 19 kernels in the first sweep (-hints.csv; up to 10%):
 # not a rule.
 NO_EVICT_FIRST_MIN_MOVED_BYTES = 120 << 20
@@ -406,8 +410,9 @@ class LaunchConfig:
     # Whether the row-tile grid's last tile is shifted to end at row N, with no row mask on loads and stores
     # (codegen/triton.py, shift_last_tile; :mod:`..choices` guards N >= R0_BLOCK); not a kernel argument.
     shift_last_tile: bool = False
-    # Whether the loads of the kernel's inputs keep the ``evict_first`` hint Inductor gives a looped reduction's loads
-    # (codegen/triton.py, cache_hints); not a kernel argument.
+    # Whether the kernel's input loads carry the ``evict_first`` hint Inductor gives a looped reduction's loads: a looped
+    # kernel's do unless NO_EVICT_FIRST_MIN_MOVED_BYTES drops them (codegen/triton.py, cache_hints); the persistent
+    # kernel's and the row-tile grid's never do; not a kernel argument.
     evict_first: bool = True
     # Whether the kernel's output stores are streaming stores, ``cache_modifier='.cs'`` (codegen/triton.py,
     # cache_hints); not a kernel argument.
@@ -558,8 +563,8 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
         row_tile_grid=row_tile_grid,
         int32_sizes=bool(override.get("INT32_SIZES", not static_rows and reductions > 1 and not wide)),
         shift_last_tile=bool(override.get("SHIFT_LAST_TILE", row_tile_grid and narrowest > 1)) and row_tile_grid,
-        evict_first=bool(override.get("EVICT_FIRST", rows * cols * moved < NO_EVICT_FIRST_MIN_MOVED_BYTES
-                                       or (wide and not static_rows))),
+        evict_first=not (persistent or row_tile_grid) and bool(override.get(
+            "EVICT_FIRST", rows * cols * moved < NO_EVICT_FIRST_MIN_MOVED_BYTES or (wide and not static_rows))),
         stream_stores=bool(override.get("STREAM_STORES", 0)),
     )
 

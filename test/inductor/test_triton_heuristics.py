@@ -211,7 +211,7 @@ def test_the_fp32_to_fp8_cast_on_one_wave_is_one_wave_of_two_programs_an_sm(cols
     (4096, 8192, 2, 2, 6, dict(reductions=2), False),  # LayerNorm backward bf16[8192, 4096]: 4.0% faster
     (30522, 4096, 4, 4, 12, dict(reductions=2), False),  # the wide LayerNorm backward, N static: 6.5% faster
     (30522, 4096, 4, 4, 12, dict(reductions=2, static_rows=False), True),  # the same with N dynamic: 0.5% slower
-    (3072, 25216, 2, 2, 0, {}, True),  # nothing known of the bytes moved: Inductor's hint
+    (4096, 8192, 2, 2, 0, dict(reductions=2), True),  # nothing known of the bytes moved: Inductor's hint
 ])
 def test_a_looped_kernel_that_moves_120_mib_or_more_drops_the_evict_first_hint(cols, rows, narrowest, widest, moved,
                                                                                 kwargs, evict_first):
@@ -223,6 +223,18 @@ def test_a_looped_kernel_that_moves_120_mib_or_more_drops_the_evict_first_hint(c
                               moved=moved, **kwargs)
     assert forced.evict_first is not evict_first and forced.stream_stores is False
     assert th.launch_config(cols, rows, narrowest, widest, H200_SMS, override={"STREAM_STORES": 1}).stream_stores
+
+
+@pytest.mark.parametrize("cols,rows,kwargs", [
+    (3072, 25216, {}),  # bf16[25216, 3072], 148 MiB: one row tile a program, the persistent kernel
+    (14336, 32768, dict(static_rows=False, row_tile_grid=True)),  # N dynamic: the row-tile grid
+])
+def test_kernels_without_a_row_loop_carry_no_evict_first_hint_whatever_the_override(cols, rows, kwargs):
+    """The persistent kernel has no hint and the row-tile grid's kernel drops it (codegen/triton.py), so the launch
+    says so, for the decision log, and ``EVICT_FIRST=1`` does not put it back."""
+    for override in ({}, {"EVICT_FIRST": 1}):
+        cfg = th.launch_config(cols, rows, 2, 2, H200_SMS, override=override, moved=4, **kwargs)
+        assert cfg.tiles_per_program == 1 and cfg.evict_first is False
 
 
 @pytest.mark.parametrize("cols,rows,itemsize,tiles", [
