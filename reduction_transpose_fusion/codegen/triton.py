@@ -435,17 +435,18 @@ def int32_size_args(source: str) -> str:
     return source[:m.end()] + lines + source[m.end():]
 
 
-_OUTPUT_STORE = re.compile(r"^( *tl\.store\(out_ptr\d+ [^\n]*)\)$", re.M)
+_OUTPUT_STORE = re.compile(r"^( *tl\.store\((?:in_)?out_ptr\d+ [^\n]*)\)$", re.M)
+_INPUT_LOAD = re.compile(r"\btl\.load\(in_(?:out_)?ptr\d+ ")
 
 
 def cache_hints(source: str, evict_first: bool = True, stream_stores: bool = False) -> str:
-    """``source`` with the ``evict_first`` hint (:data:`EVICT_FIRST`) dropped from its loads of inputs (``in_ptr*``)
-    unless ``evict_first`` (the rule: ``runtime/triton_heuristics.py``, ``NO_EVICT_FIRST_MIN_MOVED_BYTES``), and its
-    output stores (``out_ptr*``) made streaming stores (``cache_modifier='.cs'``, PTX ``st.global.cs``) if
-    ``stream_stores`` (a launch override only: it lost where measured).  The partials' loads and stores keep
-    Inductor's hints."""
+    """``source`` with the ``evict_first`` hint (:data:`EVICT_FIRST`) dropped from its loads of inputs (``in_ptr*``,
+    and ``in_out_ptr*``, an input Inductor overwrites in place) unless ``evict_first`` (the rule:
+    ``runtime/triton_heuristics.py``, ``NO_EVICT_FIRST_MIN_MOVED_BYTES``), and its output stores (``out_ptr*``,
+    ``in_out_ptr*``) made streaming stores (``cache_modifier='.cs'``, PTX ``st.global.cs``) if ``stream_stores`` (a
+    launch override only: it lost where measured).  The partials' loads and stores keep Inductor's hints."""
     if not evict_first:
-        source = "\n".join(line.replace(EVICT_FIRST, "") if "tl.load(in_ptr" in line else line
+        source = "\n".join(line.replace(EVICT_FIRST, "") if _INPUT_LOAD.search(line) else line
                            for line in source.split("\n"))
     if stream_stores:
         source = _OUTPUT_STORE.sub(r"\1, cache_modifier='.cs')", source)

@@ -602,6 +602,11 @@ def test_cache_hints_touch_only_input_loads_and_output_stores():
     streamed = cache_hints(kernel, stream_stores=True)
     assert "tl.store(out_ptr0 + (r0_1 + 64*x0), tmp1, None, cache_modifier='.cs')" in streamed
     assert streamed.count("cache_modifier") == 1
+    # an input Inductor overwrites in place (in_out_ptr) is a full-size input and output too (fresh-user review)
+    in_place = kernel.replace("in_ptr0", "in_out_ptr0").replace("tl.store(out_ptr0", "tl.store(in_out_ptr0")
+    assert "tl.load(in_out_ptr0 + (x0 + 64*r0_1), None)" in cache_hints(in_place, evict_first=False)
+    assert "tl.store(in_out_ptr0 + (r0_1 + 64*x0), tmp1, None, cache_modifier='.cs')" in cache_hints(
+        in_place, stream_stores=True)
 
 
 @pytest.mark.parametrize("name,dtype,launch", [
