@@ -579,9 +579,10 @@ HINTS3_SHAPES = [
     ("F3-amax", "fp16", 3152, 3072), ("F3-amax", "bf16", 1024, 4096),
     ("F2-gelu-backward", "bf16", 25216, 3072), ("F2-gelu-backward", "bf16", 32768, 11008),
 ]
-HINTS3_PLAN = {s: ["", *["", "EVICT_FIRST=0"] * 3] for s in HINTS3_SHAPES}
+HINTS_ALTERNATED = ["", *["", "EVICT_FIRST=0"] * 3]  # a warm-up, then the default and the variant, three times
+HINTS3_PLAN = {s: HINTS_ALTERNATED for s in HINTS3_SHAPES}
 # The same with N dynamic (run with --dynamic-rows): the looped kernels of a dynamic N the evict_first rule would reach.
-HINTS4_PLAN = {s: ["", *["", "EVICT_FIRST=0"] * 3] for s in [
+HINTS4_PLAN = {s: HINTS_ALTERNATED for s in [
     ("F3-layernorm-backward", "fp32", 4096, 30522), ("F3-layernorm-backward", "bf16", 8192, 4096),
     ("F3-layernorm-backward", "fp32", 25216, 768), ("F3-layernorm-backward", "fp32", 25216, 3072),
     ("F3-layernorm-backward", "fp32", 3152, 3072), ("F5-fp8-cast-transpose-dbias", "bf16", 32768, 4096),

@@ -109,9 +109,9 @@ RSPLIT_FROM_GRID = "RSPLIT = tl.num_programs(0)  # one program per row tile: cei
 # by RSPLIT there (8 of the 64 registers of bf16[8192, 50257]'s kernel, sm_90a)
 ROW_CHUNK_LINE = "rsplit_chunk = (num_rblocks + RSPLIT - 1) // RSPLIT * RBLOCK"
 ONE_TILE_CHUNK_LINE = "rsplit_chunk = RBLOCK  # one program per row tile"
-# The eviction hint Inductor gives a looped reduction's loads, which the row-tile grid's kernel drops (as the
-# persistent kernel of a static N has none), and looped kernels that move 120 MiB or more too (cache_hints): with it
-# the row-tile grid's kernel ran 7-13% slower on five of six shapes
+# The eviction hint Inductor gives a looped reduction's loads, which cache_hints drops from the row-tile grid's kernel
+# (as the persistent kernel of a static N has none) and from looped kernels that move 120 MiB or more: with it the
+# row-tile grid's kernel ran 7-13% slower on five of six shapes
 # (benchmarks/results/profile/2026-12-01-h200-profile-kernels-run2.csv: f32[25229, 3067] 1.63x copy SOL against 1.43x,
 # bf16[65536, 50257] 1.59x against 1.41x), and within 1% on the sixth
 EVICT_FIRST = ", eviction_policy='evict_first'"
@@ -362,8 +362,9 @@ class ReductionTransposeTritonKernel(TritonKernel):
 def one_program_per_row_tile(source: str, shift_last_tile: bool = False) -> str:
     """``source`` (a looped cooperative kernel) for a grid of one program per row tile (:class:`RowTileGrid`): RSPLIT
     taken from the grid, so each program's row chunk is one ``R0_BLOCK`` tile (:data:`ONE_TILE_CHUNK_LINE`), the row
-    loop, which then runs once, written as straight-line code (``r0_offset = rsplit_start`` and its body), and its
-    loads without Inductor's ``evict_first`` hint (:data:`EVICT_FIRST`).
+    loop, which then runs once, written as straight-line code (``r0_offset = rsplit_start`` and its body).  Its loads
+    lose Inductor's ``evict_first`` hint in :func:`cache_hints`, as the launch says (``LaunchConfig.evict_first`` is
+    False for the row-tile grid).
 
     ``shift_last_tile`` (N >= R0_BLOCK, guarded by :mod:`..choices`): the last program's tile is rows
     ``[N - R0_BLOCK, N)``, so that every program reads and writes a whole tile and no load or store needs the row mask
@@ -381,7 +382,6 @@ def one_program_per_row_tile(source: str, shift_last_tile: bool = False) -> str:
     source = source.replace(ROW_CHUNK_LINE, ONE_TILE_CHUNK_LINE)
     before, indent, stmts, after = _row_loop(source)
     once = f"{indent}r0_offset = rsplit_start  # the row loop runs once: RSPLIT is the row tiles\n"
-    stmts = [stmt.replace(EVICT_FIRST, "") for stmt in stmts]
     shifted = _shift_last_tile(stmts) if shift_last_tile else None
     if shifted is not None:
         once, stmts = f"{indent}{SHIFTED_OFFSET_LINE}\n", shifted
