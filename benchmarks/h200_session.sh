@@ -30,6 +30,7 @@ for step in "$@"; do
     main) python3 -m benchmarks.run --out "$OUT" 2>&1 | grep -v "case/s\]" | tee "$OUT/main.log" ;;
     main-dynamic|corpus-dynamic|holdout-dynamic) python3 -m benchmarks.run --suite "${step%-dynamic}" --dynamic-rows --out "$OUT" 2>&1 \
                | grep -v "case/s\]" | tee "$OUT/$step.log" ;;
+    lab-gluon) python3 -m benchmarks.lab_gluon --out "$OUT" ${LAB_ARGS:-} 2>&1 | tee "$OUT/$step.log" ;;
     lab-*) python3 -m benchmarks.lab_loop --plan "${step#lab-}" --out "$OUT" 2>&1 | tee "$OUT/$step.log" ;;
     profile-kernels) python3 -m benchmarks.profile_kernels --out "$OUT" $PROFILE_ARGS 2>&1 | tee "$OUT/profile-kernels.log" ;;
     profile-float8) python3 -m benchmarks.profile_float8 --out "$OUT" 2>&1 | tail -n 120 | tee "$OUT/profile.log" ;;
