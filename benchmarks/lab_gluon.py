@@ -32,6 +32,7 @@ import triton.language as tl
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
 
+import reduction_transpose_fusion  # noqa: F401  (registers the config entries the fused compile sets)
 from reduction_transpose_fusion_testing import families
 
 from . import harness
