@@ -589,6 +589,28 @@ HINTS4_PLAN = {s: HINTS_ALTERNATED for s in [
     ("F5-fp8-cast-transpose-dbias", "bf16", 8192, 4096), ("F5-fp8-cast-transpose-dbias", "fp32", 25216, 3072),
     ("F2-gelu-backward", "bf16", 25216, 3072), ("F2-mul-add", "fp32", 25216, 3072), ("F3-amax", "bf16", 8192, 4096),
 ]}
+# Rows not 16-byte aligned (odd C or N) on one tile a program with wider column tiles than the heuristic's X32/X64:
+# a plain Triton transpose of bf16[8191, 1021] ran at 1.00x copy SOL with 64 rows x 128 columns on 8 warps against the
+# package's 1.31x (lab/2026-12-01-h200-lab-gluon.csv).  Corpus shapes, then held-out ones as the check; a warm-up
+# default first and the default again last (the noise).
+ODDTILE_SHAPES = [
+    ("F1-t", "bf16", 8191, 1021), ("F2-mul-add", "bf16", 8191, 1021), ("F1-t", "fp32", 25229, 3067),
+    ("F5-fp8-cast-transpose-dbias", "bf16", 4099, 769), ("F1-t", "bf16", 4096, 30522),
+    ("F5-fp8-cast-transpose-dbias", "fp32", 4096, 30522), ("F1-t", "bf16", 8192, 50257),
+    ("F2-mul-add", "fp32", 2048, 50257),
+    ("F1-t", "bf16", 12345, 2047), ("F2-mul-add", "fp32", 10007, 1000), ("F5-fp8-cast-transpose-dbias", "fp32", 5003, 4099),
+    ("F1-permute", "fp32", 100003, 96), ("F2-gelu-backward", "fp32", 9999, 777),
+]
+ODDTILE_TILES = [(128, 64, 8), (128, 64, 4), (64, 64, 4), (128, 32, 4), (256, 32, 8)]
+
+
+def oddtile_launches(rows: int) -> list[str]:
+    """One tile a program (RSPLIT = the row tiles) for each tile of :data:`ODDTILE_TILES`, between defaults."""
+    tiles = [f"XBLOCK={x},R0_BLOCK={r},RSPLIT={-(-rows // r)},num_warps={w},TILES_PER_PROGRAM=1"
+             for x, r, w in ODDTILE_TILES]
+    return ["", "", *tiles, ""]
+
+
 # The plans whose shapes and launches are fixed here: --shapes NAME runs FIXED_PLANS[NAME], {shape: launches}.
 FIXED_PLANS = {
     "check": CHECK_PLAN, "tune": TUNE_PLAN, "midwide": MIDWIDE_PLAN, "gate": GATE_PLAN, "oddcheck": ODDCHECK_PLAN,
@@ -606,6 +628,7 @@ FIXED_PLANS = {
     "holdout2": HOLDOUT2_PLAN, "holdout2dynamic": HOLDOUT2_DYNAMIC_PLAN, "holdout3": HOLDOUT3_PLAN,
     "holdout3dynamic": HOLDOUT3_DYNAMIC_PLAN, "oddrsplit": ODDRSPLIT_PLAN,
     "residency": RESIDENCY_PLAN, "hints": HINTS_PLAN, "hints2": HINTS2_PLAN, "hints3": HINTS3_PLAN, "hints4": HINTS4_PLAN,
+    "oddtile": {shape: oddtile_launches(shape[2]) for shape in ODDTILE_SHAPES},
 }
 PROGRAMS_PER_SM = [4, 8, 16, 32]
 SMALL_PROGRAMS_PER_SM = [1, 2, 4, 8, 16]
