@@ -589,10 +589,13 @@ HINTS4_PLAN = {s: HINTS_ALTERNATED for s in [
     ("F5-fp8-cast-transpose-dbias", "bf16", 8192, 4096), ("F5-fp8-cast-transpose-dbias", "fp32", 25216, 3072),
     ("F2-gelu-backward", "bf16", 25216, 3072), ("F2-mul-add", "fp32", 25216, 3072), ("F3-amax", "bf16", 8192, 4096),
 ]}
-# Rows not 16-byte aligned (odd C or N) on one tile a program with wider column tiles than the heuristic's X32/X64:
-# a plain Triton transpose of bf16[8191, 1021] ran at 1.00x copy SOL with 64 rows x 128 columns on 8 warps against the
-# package's 1.31x (lab/2026-12-01-h200-lab-gluon.csv).  Corpus shapes, then held-out ones as the check; a warm-up
-# default first and the default again last (the noise).
+# Rows not 16-byte aligned (odd C or N) with wider column tiles than the heuristic's X32/X64: a plain Triton transpose
+# of bf16[8191, 1021] ran at 1.00x copy SOL with 64 rows x 128 columns on 8 warps against the package's 1.31x
+# (lab/2026-12-01-h200-lab-gluon.csv).  Corpus shapes, then held-out ones as the check; a warm-up default first and
+# the default again last (the noise).  oddtile gives RSPLIT, which makes the kernel a looped one with one row tile a
+# program (config.py: RSPLIT wins over TILES_PER_PROGRAM); oddtile2 leaves it out, so the kernel is the persistent
+# one-tile kernel, whose tile doubles R0_BLOCK where the 2% partials budget caps RSPLIT (R0_BLOCK=32 gives 64-row
+# tiles on bf16[8191, 1021]; _persistent_tile).
 ODDTILE_SHAPES = [
     ("F1-t", "bf16", 8191, 1021), ("F2-mul-add", "bf16", 8191, 1021), ("F1-t", "fp32", 25229, 3067),
     ("F5-fp8-cast-transpose-dbias", "bf16", 4099, 769), ("F1-t", "bf16", 4096, 30522),
@@ -602,12 +605,17 @@ ODDTILE_SHAPES = [
     ("F1-permute", "fp32", 100003, 96), ("F2-gelu-backward", "fp32", 9999, 777),
 ]
 ODDTILE_TILES = [(128, 64, 8), (128, 64, 4), (64, 64, 4), (128, 32, 4), (256, 32, 8)]
+ODDTILE2_TILES = [(128, 32, 8), (128, 64, 8), (64, 64, 4), (64, 32, 4), (128, 32, 4)]
 
 
-def oddtile_launches(rows: int) -> list[str]:
-    """One tile a program (RSPLIT = the row tiles) for each tile of :data:`ODDTILE_TILES`, between defaults."""
-    tiles = [f"XBLOCK={x},R0_BLOCK={r},RSPLIT={-(-rows // r)},num_warps={w},TILES_PER_PROGRAM=1"
-             for x, r, w in ODDTILE_TILES]
+def oddtile_launches(rows: int, persistent: bool = False) -> list[str]:
+    """One tile a program for each tile of :data:`ODDTILE_TILES` (or, ``persistent``, :data:`ODDTILE2_TILES`),
+    between defaults."""
+    if persistent:
+        tiles = [f"XBLOCK={x},R0_BLOCK={r},num_warps={w},TILES_PER_PROGRAM=1" for x, r, w in ODDTILE2_TILES]
+    else:
+        tiles = [f"XBLOCK={x},R0_BLOCK={r},RSPLIT={-(-rows // r)},num_warps={w},TILES_PER_PROGRAM=1"
+                 for x, r, w in ODDTILE_TILES]
     return ["", "", *tiles, ""]
 
 
@@ -629,6 +637,7 @@ FIXED_PLANS = {
     "holdout3dynamic": HOLDOUT3_DYNAMIC_PLAN, "oddrsplit": ODDRSPLIT_PLAN,
     "residency": RESIDENCY_PLAN, "hints": HINTS_PLAN, "hints2": HINTS2_PLAN, "hints3": HINTS3_PLAN, "hints4": HINTS4_PLAN,
     "oddtile": {shape: oddtile_launches(shape[2]) for shape in ODDTILE_SHAPES},
+    "oddtile2": {shape: oddtile_launches(shape[2], persistent=True) for shape in ODDTILE_SHAPES},
 }
 PROGRAMS_PER_SM = [4, 8, 16, 32]
 SMALL_PROGRAMS_PER_SM = [1, 2, 4, 8, 16]
