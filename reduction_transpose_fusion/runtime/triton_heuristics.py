@@ -253,6 +253,15 @@ SCALAR_TILES_PER_PROGRAM = 2
 # bf16[8192, 4095]) one wave stayed best, 1.49x against 1.57x (sweeps/2026-11-30-h200-sweep-oddcheck-run1.csv; run 2,
 # -run2.csv: 1.72x against 2.00x, 1.36x against 1.54x, 1.40x against 1.63x).  Not measured since it became persistent.
 HALF_SCALAR_COPY_TILES_PER_PROGRAM = 1
+# f32 rows of an odd N (C 16-byte aligned) under a producer or two reductions, static N: one row tile a program (the
+# persistent kernel) against one wave of looping programs, fused / copy SOL (sweeps/2026-12-01-h200-sweep-oddone.csv,
+# defaults timed three times): a * b + 1 over f32[8191, 1024] 1.34x against 1.56-1.61x, [4097, 3072] 1.27x against
+# 1.55-1.58x, [12289, 768] 1.21x against 1.46-1.49x; LayerNorm backward f32[8191, 1024] 1.28x against 1.48-1.50x; and
+# the held-out a * b + 1 over f32[10007, 1000] 1.25x against 1.48-1.57x (-sweep-oddtile2.csv, X64 tiles).  Not for
+# 16-bit (a * b + 1 over bf16[8191, 1024] and [4097, 3072]: 13% slower, 218-222 registers against 98-99), an fp8
+# output (the f32 -> fp8 cast of [4095, 3072] 12% slower, of [8191, 1000] 16% faster) or a heavy producer (GELU
+# backward f32[8191, 1024]: 3% faster, not swept further).
+ODD_ROWS_F32_TILES_PER_PROGRAM = 1
 # A dynamic N has no persistent one-tile kernel of Inductor's (its tile would be a constexpr from N).  The package's
 # own (RowTileGrid below) launches one program per row tile, however many N has.  Where that cannot be, a dynamic N
 # takes 4 row tiles a program (2 with odd C and N), looped, where a static N takes one, and a large tensor does too.
@@ -506,7 +515,9 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
     large = rows * cols * widest >= ONE_TILE_MIN_BYTES and -(-rows // rblock) <= MAX_ONE_TILE_RSPLIT
     # an fp8 output keeps one wave, except a large aligned cast from f32 (see ONE_TILE_MIN_BYTES; static N only)
     one_byte = narrowest == 1 and not (large and static_rows and widest >= 4 and not wide and not per_thread)
-    default_tiles = _tiles_per_program(per_thread, heavy, copy, reductions, one_byte, few_splits or large)
+    odd_rows_f32 = static_rows and narrowest == widest == 4 and scalar_rows and cols * widest % 16 == 0
+    default_tiles = _tiles_per_program(per_thread, heavy, copy, reductions, one_byte, few_splits or large,
+                                       odd_rows_f32)
     col_blocks, row_blocks = -(-cols // xblock), -(-rows // rblock)
     narrow = (not default_tiles and reductions == 1 and not heavy  # "a narrow C", above
               and col_blocks * MAX_RSPLIT < num_sms < col_blocks * row_blocks)
@@ -606,17 +617,20 @@ def _persistent_tile(rows: int, rsplit: int, rblock: int) -> tuple[int, int]:
 
 
 def _tiles_per_program(per_thread: int, heavy: bool, copy: bool, reductions: int, one_byte: bool,
-                       few_splits_or_large: bool) -> int:
+                       few_splits_or_large: bool, odd_rows_f32: bool = False) -> int:
     """Row tiles a program (0: one wave of looping programs).  One tile a program for a single reduction with scalar
-    tiles (odd C and N), few one-wave splits or a large tensor, and for a plain copy with one odd extent; two for
-    several reductions with scalar tiles; one wave for a heavy producer, a 1-byte tensor (an fp8 output) and
-    everything else (``launch_config`` then gives a narrow C row tiles, "a narrow C" above)."""
+    tiles (odd C and N), few one-wave splits or a large tensor, for a plain copy with one odd extent and for f32 rows
+    of a static odd N (``odd_rows_f32``: only C 16-byte aligned); two for several reductions with scalar tiles; one
+    wave for a heavy producer, a 1-byte tensor (an fp8 output) and everything else (``launch_config`` then gives a
+    narrow C row tiles, "a narrow C" above)."""
     if heavy or one_byte:
         return 0
     if per_thread == SCALAR_ELEMENTS_PER_THREAD:
         return 1 if reductions == 1 else SCALAR_TILES_PER_PROGRAM
     if per_thread == HALF_SCALAR_ELEMENTS_PER_THREAD and copy:
         return HALF_SCALAR_COPY_TILES_PER_PROGRAM
+    if per_thread == HALF_SCALAR_ELEMENTS_PER_THREAD and odd_rows_f32:
+        return ODD_ROWS_F32_TILES_PER_PROGRAM
     return 1 if few_splits_or_large and reductions == 1 else 0
 
 

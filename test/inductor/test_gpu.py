@@ -47,7 +47,11 @@ FP8_ONE_WAVE = [("F5-fp8-cast-transpose-dbias", 3152, 3072), ("F5-fp8-cast-trans
 # looped one-wave kernels that move 120 MiB or more, whose input loads drop Inductor's evict_first hint (LayerNorm
 # backward: 201-403 MiB; the 16-bit fp8 cast: 257 MiB), with ragged tiles both ways
 NO_EVICT_FIRST = [("F3-layernorm-backward", 8200, 4100), ("F5-fp8-cast-transpose-dbias", 16400, 4104)]
-SHAPES = ODD + REAL + WIDE + LARGE_FP8 + WIDE_FP8 + TALL + NARROW + WIDE_ALIGNED + FP8_ONE_WAVE + NO_EVICT_FIRST
+# f32 rows of an odd N (C 16-byte aligned) under a producer or two reductions: one row tile a program, the persistent
+# kernel (ODD_ROWS_F32_TILES_PER_PROGRAM), ragged tiles both ways; 16-bit keeps one wave
+ODD_ROWS_F32 = [("F2-mul-add", 8191, 1000), ("F3-layernorm-backward", 4097, 3080)]
+SHAPES = (ODD + REAL + WIDE + LARGE_FP8 + WIDE_FP8 + TALL + NARROW + WIDE_ALIGNED + FP8_ONE_WAVE + NO_EVICT_FIRST
+          + ODD_ROWS_F32)
 
 
 def compile_and_run(fn, inputs, options):

@@ -507,6 +507,30 @@ def test_one_odd_extent_with_a_producer_or_an_explicit_rsplit_keeps_one_wave():
     assert th.launch_config(1021, 8191, 2, 2, H200_SMS, override={"RSPLIT": 100}).chunked_finish  # > MAX_RSPLIT
 
 
+@pytest.mark.parametrize("cols,rows,reductions", [(1024, 8191, 1), (3072, 4097, 1), (768, 12289, 1), (1000, 10007, 1),
+                                                   (1024, 8191, 2)])
+def test_f32_rows_of_an_odd_n_take_one_row_tile_a_program(cols, rows, reductions):
+    """oddone sweep: a * b + 1 over f32[8191, 1024], [4097, 3072], [12289, 768] and LayerNorm backward f32[8191, 1024]
+    ran 14-18% faster with one row tile a program than with one wave; the held-out f32[10007, 1000] 16%."""
+    cfg = th.launch_config(cols, rows, 4, 4, H200_SMS, ops=2, reductions=reductions)
+    assert cfg.tiles_per_program == th.ODD_ROWS_F32_TILES_PER_PROGRAM == 1 and cfg.chunked_finish
+    assert cfg.RSPLIT == -(-rows // cfg.R0_BLOCK)  # the persistent kernel: every program gets rows
+    assert per_thread(cfg) == th.HALF_SCALAR_ELEMENTS_PER_THREAD
+
+
+@pytest.mark.parametrize("cols,rows,narrowest,widest,ops,static_rows", [
+    (1024, 8191, 2, 2, 2, True),  # 16-bit: 13% slower with one tile a program (218 registers against 99)
+    (1000, 8191, 1, 4, 2, True),  # an fp8 output: mixed (one 16% faster, one 12% slower)
+    (1024, 8191, 4, 4, 40, True),  # a heavy producer (GELU backward: 3% faster, not swept further)
+    (1022, 8191, 4, 4, 2, True),  # rows not 16-byte aligned either way (C even, not a multiple of 4): not measured
+    (1024, 8191, 4, 4, 2, False),  # a dynamic N: not measured
+    (1024, 8192, 4, 4, 2, True),  # an even N: vector stores, one wave
+])
+def test_odd_n_rows_outside_the_f32_rule_keep_one_wave(cols, rows, narrowest, widest, ops, static_rows):
+    cfg = th.launch_config(cols, rows, narrowest, widest, H200_SMS, ops=ops, static_rows=static_rows)
+    assert cfg.tiles_per_program == 0  # one wave of looping programs, as before the rule
+
+
 def test_one_odd_extent_gets_half_the_elements():
     # odd C (2-byte-aligned vocabulary rows), the wide path: X64 R128 w8 ran at 1.54x copy SOL, X128 R128 w8 at 1.85x
     wide = th.launch_config(50257, 8192, 2, 2, H200_SMS)
