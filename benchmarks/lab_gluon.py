@@ -15,9 +15,12 @@ Variants, each timed by :func:`benchmarks.harness.bench` (a CUDA-graph replay un
   (not deterministic: a lab bound for the reduction's cost, not a candidate finish);
 * ``gluon-F1loop``: one wave of programs, each looping over a chunk of row tiles with an ``[XB, RB]`` fp32
   accumulator, one ``atomic_add`` a program at the end;
-* ``triton-T``: the plain Triton tile transpose (``tl.trans``) for comparison.
+* ``triton-T``: the plain Triton tile transpose (the tile loaded along C, stored along N) for comparison.
 
     python -m benchmarks.lab_gluon --out DIR       # writes DIR/lab-gluon.csv
+
+Its results are ``benchmarks/results/lab/2026-12-01-h200-lab-gluon.csv`` (docs/launch.md, "A transpose with no layout
+conversion"): the Triton tile transpose was the fastest of the three on every shape.
 """
 
 from __future__ import annotations
@@ -127,7 +130,8 @@ SHAPES = [
     ("bf16[8191,1021]", torch.bfloat16, 8191, 1021),
 ]
 
-# (spt, tpw, wpc, XB, RB) per element size; spt[1] * size = 16 bytes (one load), spt[0] * size = one store
+# (spt, tpw, wpc, XB, RB) per element size: spt[1] * size a multiple of 16 bytes (16-byte loads), spt[0] * size the
+# transposed store's vector (8 or 16 bytes)
 CONFIGS = {
     4: [([4, 4], [8, 4], [1, 4], 64, 64), ([4, 4], [8, 4], [2, 2], 64, 64), ([4, 8], [8, 4], [1, 4], 64, 128),
         ([8, 4], [4, 8], [1, 4], 64, 128), ([4, 4], [8, 4], [1, 8], 64, 128), ([4, 4], [4, 8], [2, 2], 64, 64),
