@@ -18,8 +18,9 @@ Rules, each from the H200 sweep recorded in ``benchmarks/results/`` (see README,
   :data:`BIG_TILE_MIN_MOVED_BYTES` or more.  Tiles shrink to the next power of two of C or N.
 * **RSPLIT**: one row tile a program (``RSPLIT = ceil(N / R0_BLOCK)`` within the partials budget) for a single
   reduction with odd C and odd N, with few one-wave splits (:data:`FEW_SPLITS`, the wide path included) or with a
-  full-size tensor of :data:`ONE_TILE_MIN_BYTES` or more (at most :data:`MAX_ONE_TILE_RSPLIT` row tiles), and for a
-  plain copy with one odd extent; with a dynamic N, one program per row tile too (:class:`RowTileGrid`: the grid
+  full-size tensor of :data:`ONE_TILE_MIN_BYTES` or more (at most :data:`MAX_ONE_TILE_RSPLIT` row tiles), for a
+  plain copy with one odd extent, and for f32 rows of a static odd N under a producer or two reductions
+  (:data:`ODD_ROWS_F32_TILES_PER_PROGRAM`); with a dynamic N, one program per row tile too (:class:`RowTileGrid`: the grid
   from N at launch), and also for aligned 16-bit kernels of one reduction and :data:`DYNAMIC_ROW_TILE_MIN_BYTES` or
   more and for a wide fp8 cast (with a static N too: :func:`wide_fp8_cast`); where that grid cannot be (partials
   that are not flagged, AOTInductor)
@@ -260,8 +261,12 @@ HALF_SCALAR_COPY_TILES_PER_PROGRAM = 1
 # the held-out a * b + 1 over f32[10007, 1000] 1.25x against 1.48-1.57x (-sweep-oddtile2.csv, X64 tiles).  Not for
 # 16-bit (a * b + 1 over bf16[8191, 1024] and [4097, 3072]: 13% slower, 218-222 registers against 98-99), an fp8
 # output (the f32 -> fp8 cast of [4095, 3072] 12% slower, of [8191, 1000] 16% faster) or a heavy producer (GELU
-# backward f32[8191, 1024]: 3% faster, not swept further).
+# backward f32[8191, 1024]: 3% faster, not swept further).  Only where it was measured: static C and N, off the wide
+# path, not a narrow C (whose own rule, above, gives several row tiles a program), and 65-193 row tiles, so at most
+# ODD_ROWS_F32_MAX_ROW_TILES (a fresh-user review found a million odd rows taking 15626 programs a column block, whose
+# two-reduction kernels finish by a ticket with no two-level grouping).
 ODD_ROWS_F32_TILES_PER_PROGRAM = 1
+ODD_ROWS_F32_MAX_ROW_TILES = 256
 # A dynamic N has no persistent one-tile kernel of Inductor's (its tile would be a constexpr from N).  The package's
 # own (RowTileGrid below) launches one program per row tile, however many N has.  Where that cannot be, a dynamic N
 # takes 4 row tiles a program (2 with odd C and N), looped, where a static N takes one, and a large tensor does too.
@@ -373,7 +378,7 @@ FP8_GRID_MIN_ROWS = 128
 #   (0.086x) -> 2.06 (1.05x; 48 tiles a program).  Between one and two programs an SM (C of 3 or 4 column blocks) it was
 #   not measured; fp16[32768, 320] (5 column blocks, 320 programs) ran at 1.05x on one wave and keeps it.  Heavy
 #   producers and several reductions, which one row tile a program slowed at a wide C (above), were not measured at a
-#   narrow one and keep one wave.
+#   narrow one and keep one wave (the odd-N f32 rule below stops short of a narrow C).
 
 # One wave's RSPLIT above 32 is rounded down to even.  The last program loads the partials of its column block as an
 # [XBLOCK, RSPLIT] tile (RSPLIT padded to 64 there) whose rows are RSPLIT words apart (xindex * RSPLIT + rsplit_id), so
@@ -515,10 +520,12 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
     large = rows * cols * widest >= ONE_TILE_MIN_BYTES and -(-rows // rblock) <= MAX_ONE_TILE_RSPLIT
     # an fp8 output keeps one wave, except a large aligned cast from f32 (see ONE_TILE_MIN_BYTES; static N only)
     one_byte = narrowest == 1 and not (large and static_rows and widest >= 4 and not wide and not per_thread)
-    odd_rows_f32 = static_rows and narrowest == widest == 4 and scalar_rows and cols * widest % 16 == 0
+    col_blocks, row_blocks = -(-cols // xblock), -(-rows // rblock)
+    odd_rows_f32 = (static_rows and static_cols and not wide and narrowest == widest == 4 and scalar_rows
+                    and cols * widest % 16 == 0 and col_blocks * MAX_RSPLIT >= num_sms
+                    and row_blocks <= ODD_ROWS_F32_MAX_ROW_TILES)
     default_tiles = _tiles_per_program(per_thread, heavy, copy, reductions, one_byte, few_splits or large,
                                        odd_rows_f32)
-    col_blocks, row_blocks = -(-cols // xblock), -(-rows // rblock)
     narrow = (not default_tiles and reductions == 1 and not heavy  # "a narrow C", above
               and col_blocks * MAX_RSPLIT < num_sms < col_blocks * row_blocks)
     if narrow:

@@ -525,10 +525,22 @@ def test_f32_rows_of_an_odd_n_take_one_row_tile_a_program(cols, rows, reductions
     (1022, 8191, 4, 4, 2, True),  # rows not 16-byte aligned either way (C even, not a multiple of 4): not measured
     (1024, 8191, 4, 4, 2, False),  # a dynamic N: not measured
     (1024, 8192, 4, 4, 2, True),  # an even N: vector stores, one wave
+    (1024, 1000001, 4, 4, 2, True),  # 15626 row tiles: past the 65-193 measured (fresh-user review)
 ])
 def test_odd_n_rows_outside_the_f32_rule_keep_one_wave(cols, rows, narrowest, widest, ops, static_rows):
     cfg = th.launch_config(cols, rows, narrowest, widest, H200_SMS, ops=ops, static_rows=static_rows)
     assert cfg.tiles_per_program == 0  # one wave of looping programs, as before the rule
+
+
+def test_the_f32_odd_n_rule_leaves_a_narrow_c_the_wide_path_and_a_dynamic_c_alone():
+    """A fresh-user review found the rule taking these from their own launches: a narrow C keeps its rule's several
+    row tiles a program, a wide LayerNorm backward its one wave of RSPLIT 1, a dynamic C (vectorizable) one wave."""
+    narrow = th.launch_config(8, 1000001, 4, 4, H200_SMS, ops=2)
+    assert narrow.tiles_per_program == th.launch_config(8, 1000000, 4, 4, H200_SMS, ops=2).tiles_per_program == 4
+    wide = th.launch_config(17408, 4097, 4, 4, H200_SMS, ops=4, reductions=2)
+    assert (wide.tiles_per_program, wide.RSPLIT) == (0, 1)
+    dynamic_c = th.launch_config(1024, 8191, 4, 4, H200_SMS, ops=2, static_cols=False)
+    assert dynamic_c.tiles_per_program == 0
 
 
 def test_one_odd_extent_gets_half_the_elements():
