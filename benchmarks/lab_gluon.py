@@ -141,6 +141,12 @@ CONFIGS = {
 }
 
 
+# The Triton tile transpose's tiles (rows, columns, warps): the first run's three, and a wider search for the floor
+TRITON_TILES = [(64, 64, 4), (64, 128, 8), (128, 128, 8)]
+TRITON_TILES_WIDE = TRITON_TILES + [(32, 32, 4), (32, 64, 4), (64, 32, 4), (32, 128, 4), (128, 32, 4), (128, 64, 8),
+                                    (64, 64, 8), (16, 128, 4), (128, 16, 4), (64, 128, 4)]
+
+
 def _warps(wpc) -> int:
     return wpc[0] * wpc[1]
 
@@ -148,13 +154,15 @@ def _warps(wpc) -> int:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", default="out")
-    parser.add_argument("--shapes", default="", help="comma-separated labels (default: all)")
+    parser.add_argument("--shapes", default="", help="labels separated by ';' (default: all)")
+    parser.add_argument("--triton-only", action="store_true",
+                        help="only the Triton tile transpose, over TRITON_TILES_WIDE (the floor's search)")
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
     rows = []
     case = families.CASES["F1-t"]
     for label, dtype, n, c in SHAPES:
-        if args.shapes and label not in args.shapes.split(","):
+        if args.shapes and label not in args.shapes.split(";"):
             continue
         torch.manual_seed(0)
         x = torch.randn(n, c, device="cuda", dtype=dtype)
@@ -169,11 +177,11 @@ def main() -> None:
             rows.append({**base, "variant": variant, "ms": harness.bench(fn)})
         t = torch.empty(c, n, device="cuda", dtype=dtype)
         s = torch.zeros(c, device="cuda", dtype=torch.float32)
-        for xb, rb, w in ((64, 64, 4), (64, 128, 8), (128, 128, 8)):
+        for xb, rb, w in TRITON_TILES_WIDE if args.triton_only else TRITON_TILES:
             grid = (triton.cdiv(n, xb), triton.cdiv(c, rb))
             fn = lambda: triton_transpose[grid](x, t, n, c, XB=xb, RB=rb, num_warps=w)  # noqa: E731
             rows.append(_row(base, f"triton-T X{xb} R{rb} w{w}", fn, t, want, None, ref_sum, s))
-        for spt, tpw, wpc, xb, rb in CONFIGS[x.element_size()]:
+        for spt, tpw, wpc, xb, rb in [] if args.triton_only else CONFIGS[x.element_size()]:
             ll, ls = tile_layouts(spt, tpw, wpc, (xb, rb))
             tag = f"spt{spt[0]}x{spt[1]} tpw{tpw[0]}x{tpw[1]} wpc{wpc[0]}x{wpc[1]} X{xb} R{rb}"
             for order in (0, 1):
