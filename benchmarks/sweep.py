@@ -634,6 +634,14 @@ ODDONE_SHAPES = [
 ODDONE_LAUNCHES = ["", "", "TILES_PER_PROGRAM=1", "XBLOCK=64,TILES_PER_PROGRAM=1", ""]
 
 
+# Taller tiles on odd C and N: the Triton tile transpose of f32[25229, 3067] ran at 1.18x copy SOL with 128 rows x 32
+# columns on 4 warps against 1.48x with the package's 64 x 32 (lab/2026-12-01-h200-lab-gluon-triton.csv).
+PRIMETILE_PLAN = {shape: ["", "", "XBLOCK=32,R0_BLOCK=128,num_warps=4,TILES_PER_PROGRAM=1",
+                          "XBLOCK=32,R0_BLOCK=256,num_warps=8,TILES_PER_PROGRAM=1", ""]
+                  for shape in [("F1-t", "fp32", 25229, 3067), ("F1-t", "bf16", 12345, 2047),
+                                ("F2-mul-add", "bf16", 8191, 1021), ("F1-t", "bf16", 8192, 50257)]}
+
+
 # The plans whose shapes and launches are fixed here: --shapes NAME runs FIXED_PLANS[NAME], {shape: launches}.
 FIXED_PLANS = {
     "check": CHECK_PLAN, "tune": TUNE_PLAN, "midwide": MIDWIDE_PLAN, "gate": GATE_PLAN, "oddcheck": ODDCHECK_PLAN,
@@ -653,7 +661,7 @@ FIXED_PLANS = {
     "residency": RESIDENCY_PLAN, "hints": HINTS_PLAN, "hints2": HINTS2_PLAN, "hints3": HINTS3_PLAN, "hints4": HINTS4_PLAN,
     "oddtile": {shape: oddtile_launches(shape[2]) for shape in ODDTILE_SHAPES},
     "oddtile2": {shape: oddtile_launches(shape[2], persistent=True) for shape in ODDTILE_SHAPES},
-    "oddone": {shape: ODDONE_LAUNCHES for shape in ODDONE_SHAPES},
+    "oddone": {shape: ODDONE_LAUNCHES for shape in ODDONE_SHAPES}, "primetile": PRIMETILE_PLAN,
 }
 PROGRAMS_PER_SM = [4, 8, 16, 32]
 SMALL_PROGRAMS_PER_SM = [1, 2, 4, 8, 16]
