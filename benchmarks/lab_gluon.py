@@ -53,10 +53,11 @@ def tile_layouts(spt, tpw, wpc, shape):
     def vec(d, v):
         return [v, 0] if d == 0 else [0, v]
 
+    cover = [spt[d] * tpw[d] * wpc[d] for d in (0, 1)]  # the elements one pass of the CTA covers along each dim
+
     def regs(first):
         own = {d: [vec(d, b) for b in _bits(spt[d])] for d in (0, 1)}
-        rep = {d: [vec(d, b) for b in _bits(shape[d] // (spt[d] * tpw[d] * wpc[d]))] for d in (0, 1)}
-        rep = {d: [[x * spt[d] * tpw[d] * wpc[d] for x in v] for v in rep[d]] for d in (0, 1)}
+        rep = {d: [vec(d, b * cover[d]) for b in _bits(shape[d] // cover[d])] for d in (0, 1)}
         return own[first] + own[1 - first] + rep[first] + rep[1 - first]
 
     lanes = [vec(1, spt[1] * b) for b in _bits(tpw[1])] + [vec(0, spt[0] * b) for b in _bits(tpw[0])]
@@ -67,7 +68,7 @@ def tile_layouts(spt, tpw, wpc, shape):
 
 
 @gluon.jit
-def _gluon_tile(x_ptr, t_ptr, sum_ptr, N, C, row0, col0, LL: gl.constexpr, LS: gl.constexpr, XB: gl.constexpr,
+def _gluon_tile(x_ptr, t_ptr, N, C, row0, col0, LL: gl.constexpr, LS: gl.constexpr, XB: gl.constexpr,
                 RB: gl.constexpr):
     n = row0 + gl.arange(0, XB, layout=gl.SliceLayout(1, LL))[:, None]
     c = col0 + gl.arange(0, RB, layout=gl.SliceLayout(0, LL))[None, :]
@@ -89,7 +90,7 @@ def gluon_transpose(x_ptr, t_ptr, sum_ptr, N, C, LL: gl.constexpr, LS: gl.conste
     else:
         col0 = gl.program_id(0) * RB
         row0 = gl.program_id(1) * XB
-    v = _gluon_tile(x_ptr, t_ptr, sum_ptr, N, C, row0, col0, LL, LS, XB, RB)
+    v = _gluon_tile(x_ptr, t_ptr, N, C, row0, col0, LL, LS, XB, RB)
     if SUM:
         c = col0 + gl.arange(0, RB, layout=gl.SliceLayout(0, LL))
         gl.atomic_add(sum_ptr + c, gl.sum(v.to(gl.float32), 0), mask=c < C)
@@ -104,7 +105,7 @@ def gluon_transpose_loop(x_ptr, t_ptr, sum_ptr, N, C, LL: gl.constexpr, LS: gl.c
     start = sid * chunk
     acc = gl.zeros([XB, RB], gl.float32, LL)
     for row0 in range(start, gl.minimum(start + chunk, N), XB):
-        acc += _gluon_tile(x_ptr, t_ptr, sum_ptr, N, C, row0, col0, LL, LS, XB, RB).to(gl.float32)
+        acc += _gluon_tile(x_ptr, t_ptr, N, C, row0, col0, LL, LS, XB, RB).to(gl.float32)
     c = col0 + gl.arange(0, RB, layout=gl.SliceLayout(0, LL))
     gl.atomic_add(sum_ptr + c, gl.sum(acc, 0), mask=c < C)
 

@@ -521,13 +521,13 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
     # an fp8 output keeps one wave, except a large aligned cast from f32 (see ONE_TILE_MIN_BYTES; static N only)
     one_byte = narrowest == 1 and not (large and static_rows and widest >= 4 and not wide and not per_thread)
     col_blocks, row_blocks = -(-cols // xblock), -(-rows // rblock)
+    under_one_wave = col_blocks * MAX_RSPLIT < num_sms  # one wave would not fill the SMs: "a narrow C", above
     odd_rows_f32 = (static_rows and static_cols and not wide and narrowest == widest == 4 and scalar_rows
-                    and cols * widest % 16 == 0 and col_blocks * MAX_RSPLIT >= num_sms
-                    and row_blocks <= ODD_ROWS_F32_MAX_ROW_TILES)
+                    and cols * widest % 16 == 0 and not under_one_wave and row_blocks <= ODD_ROWS_F32_MAX_ROW_TILES)
     default_tiles = _tiles_per_program(per_thread, heavy, copy, reductions, one_byte, few_splits or large,
                                        odd_rows_f32)
-    narrow = (not default_tiles and reductions == 1 and not heavy  # "a narrow C", above
-              and col_blocks * MAX_RSPLIT < num_sms < col_blocks * row_blocks)
+    narrow = (not default_tiles and reductions == 1 and not heavy and under_one_wave
+              and num_sms < col_blocks * row_blocks)
     if narrow:
         default_tiles = -(-row_blocks // MAX_ONE_TILE_RSPLIT)
     if not static_rows and not (narrow and not row_tile_grid):  # 4 looped tiles a program would starve the SMs again
