@@ -2,7 +2,10 @@
 # One call on the lent H200 (see the device tool's README): what the machine is, then the steps named as
 # arguments, in order: tests (GPU tests), sweep (launch sweep), main (the main job), corpus (the corpus suite),
 # holdout (the held-out suite), main-dynamic, corpus-dynamic and holdout-dynamic (the same with N dynamic); SWEEP_ARGS=--dynamic-rows for a sweep with N dynamic;
-# profile-kernels (benchmarks.profile_kernels with PROFILE_ARGS); WORKERS=n pytest workers for the tests (8).
+# profile-kernels (benchmarks.profile_kernels with PROFILE_ARGS); WORKERS=n pytest workers for the tests (8);
+# models (the real training steps, STEPS_ARGS, e.g. --steps 'float8-mlp-*') and random (random sites, RANDOM_ARGS,
+# e.g. --seed 7 --sites 48 --variants fused forced), whose files go to $OUT/r and are packed into $OUT/results.tgz
+# after each step (a step cut off by its STEP_TIMEOUT, default 540 s, still leaves the earlier steps' files).
 # Everything lands under $OUT (8 files at most come back); the command must finish inside the 10-minute limit.
 set -u -o pipefail
 OUT=${OUT:-$PWD/out}
@@ -27,7 +30,11 @@ for step in "$@"; do
            tail -n 60 "$OUT/gpu_tests.log" ;;
     sweep-*) python3 -m benchmarks.sweep --shapes "${step#sweep-}" ${SWEEP_ARGS:-} --out "$OUT" 2>&1 | grep -v "it/s\]" \
                | tee "$OUT/$step.log" ;;
-    main) python3 -m benchmarks.run --out "$OUT" 2>&1 | grep -v "case/s\]" | tee "$OUT/main.log" ;;
+    main) python3 -m benchmarks.run --suite main --out "$OUT" 2>&1 | grep -v "case/s\]" | tee "$OUT/main.log" ;;
+    models) timeout ${STEP_TIMEOUT:-540} python3 -m benchmarks.run ${STEPS_ARGS:-} --out "$OUT/r" 2>&1 \
+              | grep -v "step/s\]" | tee -a "$OUT/session.log" ;;
+    random) timeout ${STEP_TIMEOUT:-540} python3 -m benchmarks.random_sites ${RANDOM_ARGS:-} --out "$OUT/r" 2>&1 \
+              | grep -v "site/s\]" | tee -a "$OUT/session.log" ;;
     main-dynamic|corpus-dynamic|holdout-dynamic) python3 -m benchmarks.run --suite "${step%-dynamic}" --dynamic-rows --out "$OUT" 2>&1 \
                | grep -v "case/s\]" | tee "$OUT/$step.log" ;;
     lab-gluon) python3 -m benchmarks.lab_gluon --out "$OUT" ${LAB_ARGS:-} 2>&1 | tee "$OUT/$step.log" ;;
@@ -37,5 +44,6 @@ for step in "$@"; do
     corpus|holdout) python3 -m benchmarks.run --suite "$step" --out "$OUT" 2>&1 | grep -v "case/s\]" | tee "$OUT/$step.log" ;;
     *) echo "unknown step $step"; exit 2 ;;
   esac
-  echo "step $step took $(( $(date +%s) - start )) s"
+  echo "step $step took $(( $(date +%s) - start )) s" | tee -a "$OUT/session.log"
+  [ -d "$OUT/r" ] && tar czf "$OUT/results.tgz" -C "$OUT/r" .
 done

@@ -38,6 +38,24 @@ def plot(csv: pathlib.Path) -> pathlib.Path:
     return out
 
 
+def plot_steps(frame: pd.DataFrame, out: pathlib.Path) -> pathlib.Path:
+    """Bars of each training step's speedup (ms off / ms on) with the noise (off against off again) as error bars."""
+    frame = frame.dropna(subset=["speedup"]).iloc[::-1]
+    fig, ax = plt.subplots(figsize=(9, max(3.0, 0.4 * len(frame) + 1.5)))
+    y = range(len(frame))
+    ax.barh(list(y), frame.speedup - 1, left=1, xerr=frame.noise_pct / 100, color="#1f77b4", height=0.6)
+    ax.axvline(1, color="black", linewidth=0.8)
+    ax.set_yticks(list(y), frame.step, fontsize=8)
+    ax.set_xlabel("training step speedup, flag on over off (error bar: off against off again)")
+    row = frame.iloc[0]
+    ax.set_title(f"{row.gpu}, torch {row.torch}, triton {row.triton}, {row.date}, package {row.package_hash[:8]}",
+                 fontsize=9)
+    fig.tight_layout()
+    fig.savefig(out, dpi=120)
+    plt.close(fig)
+    return out
+
+
 if __name__ == "__main__":
     for arg in sys.argv[1:]:
         print(plot(pathlib.Path(arg)))

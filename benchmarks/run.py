@@ -1,13 +1,16 @@
-"""The main job: compile every case of ``benchmarks/cases.csv`` with the fusion off and on, and measure it.
+"""The main job: real training steps with the fusion off, on and off again; the micro-case suites on request.
 
-    python -m benchmarks.run                       # the "main" suite (core issue): 40 cases + a Float8Linear step
-    python -m benchmarks.run --names 'vit-mlp-b128/*' --no-float8
+    python -m benchmarks.run                       # on a GPU: the "models" suite (benchmarks/steps.py)
+    python -m benchmarks.run --steps 'float8-mlp-*'
+    python -m benchmarks.run --suite main          # the 40 micro cases of benchmarks/cases.csv tagged "main"
     python -m benchmarks.run --suite corpus --dynamic-rows    # N dynamic (mark_dynamic), timed at the case's N
 
-On a GPU it prints, per case, kernels, median ms (copy SOL, stock, fused), % of copy SOL and the speedup, and
-writes ``benchmarks/results/<date>-<gpu>-<suite>.{json,csv}`` (one row per case, stable column names, with the GPU,
-torch/triton versions, git SHA and date).  Without a GPU it says so and runs codegen only on a fake H200: kernel
-counts and the fusion decisions, times left empty.
+The ``models`` suite prints the real-step table (kernels, ms off / on / off again, speedup, noise, compile seconds,
+the first losses) and writes ``benchmarks/results/<date>-<gpu>-models.{json,csv,png}`` plus
+``...-models-kernels.csv`` (the per-kernel attribution).  A micro-case suite prints, per case, kernels, median ms
+(copy SOL, stock, fused), % of copy SOL and the speedup, and writes ``<date>-<gpu>-<suite>.{json,csv}``.  Rows carry
+the GPU, torch/triton versions, git SHA, package hash and date.  Without a GPU the training steps cannot run: it says
+so and compiles the "main" micro cases for a fake H200 instead (kernel counts stock -> fused and the decisions).
 """
 
 from __future__ import annotations
@@ -72,7 +75,9 @@ def provenance(suite: str) -> dict:
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--suite", default="main", help="run the cases tagged with this suite (default: main)")
+    parser.add_argument("--suite", default="models",
+                        help="models (real training steps, the default) or the cases of cases.csv tagged with this")
+    parser.add_argument("--steps", nargs="*", default=[], help="glob patterns of step names to keep (models suite)")
     parser.add_argument("--names", nargs="*", default=[], help="glob patterns of case names to keep")
     parser.add_argument("--no-float8", action="store_true", help="skip the Float8Linear training step")
     parser.add_argument("--force", action="store_true",
@@ -83,9 +88,15 @@ def main(argv=None) -> None:
     parser.add_argument("--out", type=pathlib.Path, default=HERE / "results", help="where to write JSON/CSV")
     args = parser.parse_args(argv)
 
+    if args.suite == "models":
+        if HAS_GPU:
+            return run_steps(args.steps, args.out)
+        print("No GPU: the real training steps need one. Compiling the 'main' micro cases for a fake H200 instead "
+              "(kernels stock -> fused and the decisions); timings need a GPU.")
+        args.suite = "main"
     cases = load_cases(args.suite, args.names)
-    if not HAS_GPU:
-        print("No GPU: running codegen only on a fake H200 (kernel counts and decisions; no times).")
+    if not HAS_GPU and args.suite != "main":
+        print("No GPU: running codegen only on a fake H200 (kernel counts and decisions); timings need a GPU.")
     meta = provenance(args.suite + ("-forced" if args.force else "") + ("-dynamic" if args.dynamic_rows else ""))
     options = harness.FORCED if args.force else harness.FUSED
     rows = []
@@ -108,13 +119,48 @@ def main(argv=None) -> None:
     write(rows, args.out, meta)
 
 
+def run_steps(patterns: list[str], out: pathlib.Path) -> None:
+    """The models suite: every step of :data:`benchmarks.steps.STEPS` matching ``patterns`` (all if none)."""
+    from benchmarks import steps
+
+    meta = provenance("models")
+    chosen = [s for s in steps.STEPS if not patterns or any(fnmatch.fnmatch(s.name, p) for p in patterns)]
+    stem = out / f"{meta['date']}-{_gpu_tag(meta)}-models"
+    out.mkdir(parents=True, exist_ok=True)
+    rows, kernels = [], []
+    for step in tqdm(chosen, desc="models suite", unit="step"):
+        try:
+            row, attribution = steps.measure(step)
+            rows.append(meta | row)
+            kernels += [meta | r for r in attribution]
+            print(steps.table([row]).splitlines()[-1], flush=True)
+        except Exception as e:  # a missing package or a failing step is a result to report
+            rows.append(meta | dict(step=step.name, error=f"{type(e).__name__}: {e}"[:500]))
+            print(f"{step.name}: {rows[-1]['error']}", file=sys.stderr)
+        torch.cuda.empty_cache()
+        frame = pd.DataFrame(rows)  # written after every step: a run cut off keeps what it measured
+        frame.to_csv(f"{stem}.csv", index=False)
+        pd.DataFrame(kernels).to_csv(f"{stem}-kernels.csv", index=False)
+    stem.with_suffix(".json").write_text(json.dumps(json.loads(frame.to_json(orient="records")), indent=1))
+    if "speedup" in frame:
+        plot.plot_steps(frame, stem.with_suffix(".png"))
+    print(steps.table(rows))
+    for step_name, group in pd.DataFrame(kernels).groupby("step", sort=False) if kernels else ():
+        print(f"\n{step_name}: kernels whose time changed (µs per step, off -> on)")
+        print(group.head(8)[["kernel", "change", "launches_off", "launches_on", "us_off", "us_on", "delta_us"]]
+              .to_string(index=False, float_format=lambda v: f"{v:.1f}"))
+    print(f"\nwrote {stem}.csv, .json, -kernels.csv" + (" and .png" if "speedup" in frame else ""))
+
+
+def _gpu_tag(meta: dict) -> str:
+    if not HAS_GPU:
+        return "cpu-codegen"
+    return "h200" if "H200" in meta["gpu"] else meta["gpu"].replace(" ", "-").lower()
+
+
 def write(rows: list[dict], out: pathlib.Path, meta: dict) -> None:
     frame = pd.DataFrame(rows).reindex(columns=COLUMNS)
-    if not HAS_GPU:
-        gpu = "cpu-codegen"
-    else:
-        gpu = "h200" if "H200" in meta["gpu"] else meta["gpu"].replace(" ", "-").lower()
-    stem = out / f"{meta['date']}-{gpu}-{meta['suite']}"
+    stem = out / f"{meta['date']}-{_gpu_tag(meta)}-{meta['suite']}"
     out.mkdir(parents=True, exist_ok=True)
     frame.to_csv(f"{stem}.csv", index=False)
     stem.with_suffix(".json").write_text(json.dumps(json.loads(frame.to_json(orient="records")), indent=1))

@@ -103,13 +103,33 @@ def f5_bf16_cast(g):
     return g.to(torch.bfloat16).t().contiguous(), g.sum(0)
 
 
+def f5_rowwise(g):
+    """torchao's rowwise recipe for the weight-gradient operand: per-column scales from a column amax, the scaled fp8
+    cast transposed, and the bias gradient.  The amax feeds the cast, so one kernel could only hold both behind a
+    grid barrier (the pass leaves that reduction to stock)."""
+    amax = g.abs().amax(0, keepdim=True).float().clamp(min=1e-12)
+    q = (g.float() * (448.0 / amax)).to(FP8)
+    return q.t().contiguous(), g.sum(0)
+
+
+def f6_centering(x):
+    """A normalization backward's centering: the column mean feeds the transposed tensor (a second pass over x)."""
+    mean = x.mean(0)
+    return (x - mean).t().contiguous(), mean
+
+
+def f4_flatten_4d(x):
+    return x.reshape(-1, x.shape[-1]).t().contiguous(), x.sum((0, 1, 2))
+
+
 @dataclasses.dataclass(frozen=True)
 class Case:
     """One family variant."""
 
     name: str
     fn: Callable
-    # "x": one [rows, cols] input; "xy": two; "x3": [2, rows // 2, cols]; "xs": [rows, cols] and a 0-d scale
+    # "x": one [rows, cols] input; "xy": two; "x3": [2, rows // 2, cols]; "x4": [2, 2, rows // 4, cols];
+    # "xs": [rows, cols] and a 0-d scale
     operands: str
     transposed: tuple[int, ...]
     exact: tuple[int, ...] = ()
@@ -120,13 +140,14 @@ class Case:
             "x": [(rows, cols)],
             "xy": [(rows, cols), (rows, cols)],
             "x3": [(2, rows // 2, cols)],
+            "x4": [(2, 2, rows // 4, cols)],
             "xs": [(rows, cols), ()],
         }[self.operands]
 
     def row_dims(self) -> list[tuple[int, ...]]:
         """For each input, the dims whose size follows N (the rows): what ``mark_dynamic`` marks for a dynamic N.
         F4's ``[2, rows // 2, cols]`` has dim 1; a 0-d scale has none."""
-        return {"x": [(0,)], "xy": [(0,), (0,)], "x3": [(1,)], "xs": [(0,), ()]}[self.operands]
+        return {"x": [(0,)], "xy": [(0,), (0,)], "x3": [(1,)], "x4": [(2,)], "xs": [(0,), ()]}[self.operands]
 
     def specs(self, rows: int, cols: int, dtype: torch.dtype) -> list[tuple[tuple[int, ...], torch.dtype]]:
         """(shape, dtype) of each input; the scale of F5 is float32."""
@@ -162,6 +183,9 @@ CASES = {
         Case("F4-flatten", f4_flatten, "x3", (0,)),
         Case("F5-fp8-cast-transpose-dbias", f5_fp8_cast_transpose_dbias, "xs", (1,), exact=(0,)),
         Case("F5-bf16-cast", f5_bf16_cast, "x", (0,)),
+        Case("F5-rowwise", f5_rowwise, "x", (0,)),
+        Case("F4-flatten-4d", f4_flatten_4d, "x4", (0,)),
+        Case("F6-centering", f6_centering, "x", (0,)),
     )
 }
 DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}

@@ -49,6 +49,8 @@ REDUCTIONS = {aten.sum.dim_IntList, aten.amax.default, aten.amin.default, aten.m
 # Views that keep the row-major flat index of a contiguous input (F4 flattens [B, T, C] to [B*T, C]).
 ROW_MAJOR_VIEWS = {aten.view.default, aten.reshape.default, aten._unsafe_view.default}
 VIEW_OPS = frozenset(op.overloadpacket.__name__ for op in ROW_MAJOR_VIEWS)  # their names in Site.copy_ops
+# Views through which a reduction's [C] result reaches a full-size op (full_size_reader)
+BROADCAST_VIEWS = ROW_MAJOR_VIEWS | {aten.expand.default, aten.unsqueeze.default, aten.squeeze.dim}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -72,6 +74,8 @@ class Site:
             (``expand``) not counted, as Inductor does not count them.
         device: the device of ``v`` (e.g. "cuda:0").
         scan_source: whether a full-size tensor ``u`` or ``v`` is computed from is a scan's output (``cumsum``, ...).
+        result_reader: FX name of a full-size pointwise op that reads the reduction's result (through ops on
+            smaller tensors: a scale, a mean), or "" if none does (:func:`full_size_reader`).
     """
 
     transpose: str
@@ -88,6 +92,7 @@ class Site:
     outer_reads: int = 1
     device: str = "cuda"
     scan_source: bool = False
+    result_reader: str = ""
 
     @property
     def nbytes(self) -> Optional[int]:
@@ -282,6 +287,10 @@ def skip_reason(site: Site, row_tiles: bool = False, reductions: int = 1) -> Opt
                 "reduction in its split-scan kernel, which cannot hold a reduction")
     if site.nbytes == 0:
         return "empty tensor (N * C == 0)"
+    if site.result_reader:
+        return (f"its result is read by the full-size {site.result_reader} (a scale or a centering): one kernel "
+                "would need a grid barrier between a reduction pass and a second pass over x, measured at half of "
+                "stock's speed (the rowwise fp8 cast's column amax, x - x.mean(0)); left to stock's split reduction")
     if site.hints[1] == 1:
         return ("C=1: the reduction is over every element, which Inductor lowers as an inner reduction with its own "
                 "split, not a column reduction the transposed copy can share")
@@ -461,8 +470,28 @@ def find_sites(graph: torch.fx.Graph) -> list[Site]:
             sites.append(Site(copy.name, red.name, shared[0].name, _expr(rows), _expr(cols), _hints((n, c)),
                               val.element_size(), u_ops | v_ops, str(val.dtype).removeprefix("torch."), v_ops,
                               kinds.count("inner"), kinds.count("outer"), str(val.device),
-                              any(map(_is_scan, [*u_leaves, *v_leaves]))))
+                              any(map(_is_scan, [*u_leaves, *v_leaves])), full_size_reader(red, rows * cols)))
     return sites
+
+
+def full_size_reader(reduction: torch.fx.Node, numel) -> str:
+    """The FX name of a pointwise op of ``numel`` elements that reads ``reduction``'s result, walking forward through
+    pointwise ops and views of fewer elements (``amax -> clamp -> reciprocal -> mul(g, scale)``: the ``mul``); ""
+    if there is none.  Inductor fuses such an op into the reduction's kernel as a second loop over the same
+    ``(C, N)`` iteration space, which with a split row range needs a grid barrier between the loops."""
+    stack, seen = list(reduction.users), set()
+    while stack:
+        n = stack.pop()
+        if n in seen or n.op != "call_function" or not isinstance(n.target, torch._ops.OpOverload):
+            continue
+        seen.add(n)
+        if n.target in BROADCAST_VIEWS:  # a view or broadcast of the result: look at what reads it
+            stack.extend(n.users)
+        elif torch.Tag.pointwise in n.target.tags:
+            if _known_eq(_numel(n), numel):
+                return n.name
+            stack.extend(n.users)
+    return ""
 
 
 # Ops Inductor lowers as scans; a reduction left unsplit over a scan's output is fused into its split-scan kernel,

@@ -1,0 +1,219 @@
+"""Random sites: stock against fused on shapes nobody tuned a rule for.
+
+    python -m benchmarks.random_sites                        # 48 sites, a fresh seed (printed and recorded)
+    python -m benchmarks.random_sites --seed 7 --sites 96    # the same sites again
+    python -m benchmarks.random_sites --variants fused forced  # also every safe site fused (the data behind a rule)
+
+A site is one family of :mod:`reduction_transpose_fusion_testing.families` (:data:`FAMILIES`: F1–F6, 2-D, 3-D and 4-D
+inputs), a dtype (fp32, bf16, fp16) and ``N x C`` drawn log-uniform in [64, 131072] x [8, 32768], redrawn while a
+full-size input would exceed :data:`MAX_TENSOR_BYTES`.  The seed is new on every run unless ``--seed`` is given, and
+is written into every row: never fit a rule to one seed's sites.
+
+Timing (GPU): each variant is a CUDA graph of ``calls`` calls of the compiled function that rotate over enough input
+copies to hold more bytes than the L2 (up to :data:`MAX_INPUT_SETS`), replayed :data:`ROUNDS` times, each replay
+timed by CUDA events; the figure is the median replay over ``calls``, in µs.  A graph replay counts GPU time only
+(no Python guards, no launch gaps) and stays accurate for sites of a few µs, where ``triton.testing.do_bench`` is
+not.  Stock is captured twice (two graphs, interleaved with the others in every round); their spread is the noise.
+A site *loses* when fused is slower than stock by more than 3% plus that noise.
+
+Without a GPU the same sites are generated and compiled for the fake H200 (kernel counts and the decisions only).
+
+Writes ``benchmarks/results/<date>-<gpu>-random-<seed>.{csv,json}``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import math
+import pathlib
+import random
+import secrets
+import sys
+from typing import Any
+
+import torch
+
+HAS_GPU = torch.cuda.is_available()
+if not HAS_GPU:
+    from reduction_transpose_fusion_testing import fake_cuda
+
+    fake_cuda.install()
+
+import pandas as pd  # noqa: E402
+from tqdm import tqdm  # noqa: E402
+
+import reduction_transpose_fusion  # noqa: E402,F401
+from benchmarks import harness  # noqa: E402
+from benchmarks.run import provenance  # noqa: E402
+from reduction_transpose_fusion_testing import families  # noqa: E402
+from reduction_transpose_fusion_testing.logs import decision_log  # noqa: E402
+
+HERE = pathlib.Path(__file__).parent
+FAMILIES = ("F1-t", "F2-mul-add", "F2-gelu-backward", "F3-layernorm-backward", "F3-amax", "F4-flatten",
+            "F4-flatten-4d", "F5-fp8-cast-transpose-dbias", "F5-bf16-cast", "F5-rowwise", "F6-centering")
+DTYPES = ("fp32", "bf16", "fp16")
+ROWS, COLS = (64, 131072), (8, 32768)
+MAX_TENSOR_BYTES = 512 * 2**20  # a full-size input's bytes: 48 sites then fit a 10-minute run with their compiles
+LOSS_MARGIN = 0.03  # slower than stock by more than this (plus the noise) counts as a loss
+ROUNDS = 15
+MAX_INPUT_SETS = 64
+GRAPH_TARGET_S = 1.5e-3  # a replay's length to aim for: far above the events' resolution
+VARIANTS = {"fused": harness.FUSED, "forced": harness.FORCED}
+
+
+def draw_sites(seed: int, count: int) -> list[dict[str, Any]]:
+    """``count`` sites from ``seed``: dicts with family, dtype, rows (N), cols (C).  Deterministic in ``seed``."""
+    rng = random.Random(seed)
+    sites = []
+    while len(sites) < count:
+        family, dtype = rng.choice(FAMILIES), rng.choice(DTYPES)
+        rows = round(math.exp(rng.uniform(*map(math.log, ROWS))))
+        cols = round(math.exp(rng.uniform(*map(math.log, COLS))))
+        case = families.CASES[family]
+        multiple = {"x3": 2, "x4": 4}.get(case.operands, 1)  # F4's leading dims split N
+        rows = max(multiple, rows // multiple * multiple)
+        if rows * cols * families.DTYPES[dtype].itemsize <= MAX_TENSOR_BYTES:
+            sites.append(dict(index=len(sites), family=family, dtype=dtype, rows=rows, cols=cols))
+    return sites
+
+
+def graph(fn, input_sets: list[list[torch.Tensor]], calls: int) -> torch.cuda.CUDAGraph:
+    """A CUDA graph of ``calls`` calls of ``fn``, the i-th on ``input_sets[i % len(input_sets)]``."""
+    for inputs in input_sets[:2]:
+        fn(*inputs)  # warm-up outside the capture (the first call of a compiled function runs its checks)
+    torch.cuda.synchronize()
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        for i in range(calls):
+            fn(*input_sets[i % len(input_sets)])
+    g.replay()
+    torch.cuda.synchronize()
+    return g
+
+
+def time_graphs(graphs: dict[str, torch.cuda.CUDAGraph], calls: int, rounds: int = ROUNDS) -> dict[str, float]:
+    """Median µs per call of each graph: ``rounds`` rounds, each replaying every graph once in turn between CUDA
+    events (interleaved, so a drift of the clock or of the card's temperature falls on all of them alike)."""
+    times = {name: [] for name in graphs}
+    for _ in range(rounds):
+        for name, g in graphs.items():
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            g.replay()
+            end.record()
+            end.synchronize()
+            times[name].append(start.elapsed_time(end) * 1e3 / calls)
+    return {name: float(torch.tensor(t).median()) for name, t in times.items()}
+
+
+def measure(site: dict, variants: list[str]) -> dict[str, Any]:
+    """Compile ``site`` stock and in each of ``variants``, check the outputs and time them (GPU)."""
+    case = families.CASES[site["family"]]
+    dtype = families.DTYPES[site["dtype"]]
+    first = case.inputs(site["rows"], site["cols"], dtype, device="cuda", seed=site["index"])
+    site_bytes = harness.nbytes(first)
+    sets = max(1, min(MAX_INPUT_SETS, math.ceil(3 * 60e6 / site_bytes)))  # 3x the H200's 60 MB of L2
+    input_sets = [first] + [[t.clone() if t.dim() else t for t in first] for _ in range(sets - 1)]
+    row: dict[str, Any] = dict(site) | dict(shape="x".join(map(str, case.shapes(site["rows"], site["cols"])[0])),
+                                            input_mb=site_bytes / 1e6)
+    # each graph is captured right after its compile: compile_fn resets Dynamo, and a replay needs no Python
+    stock_fn, row["kernels_stock"], row["compile_s_stock"], _ = harness.compile_fn(case.fn, first,
+                                                                                   harness.STOCK | harness.FRESH)
+    stock_out = stock_fn(*first)
+    row["bytes_moved"] = site_bytes + harness.nbytes(stock_out)
+    est_s = max(row["bytes_moved"] / 3e12, 4e-6 * row["kernels_stock"])
+    calls = max(sets, min(256, round(GRAPH_TARGET_S / est_s)))
+    graphs = {"stock": graph(stock_fn, input_sets, calls), "stock_repeat": graph(stock_fn, input_sets, calls)}
+    for name in variants:
+        fn, row[f"kernels_{name}"], row[f"compile_s_{name}"], decisions = harness.compile_fn(
+            case.fn, first, VARIANTS[name] | harness.FRESH)
+        err, exact = harness.check(case, first, fn(*first), stock_out)
+        row |= {f"max_rel_err_{name}": err, f"exact_{name}": exact, f"decisions_{name}": " | ".join(decisions)}
+        graphs[name] = graph(fn, input_sets, calls)
+    us = time_graphs({name: graphs[name] for name in ("stock", *variants, "stock_repeat")}, calls)
+    row |= dict(calls=calls, input_sets=sets, stock_us=us["stock"], stock_repeat_us=us["stock_repeat"],
+                noise_pct=abs(us["stock"] - us["stock_repeat"]) / us["stock"] * 100)
+    for name in variants:
+        row[f"{name}_us"] = us[name]
+        row[f"speedup_{name}"] = us["stock"] / us[name]
+        row[f"loses_{name}"] = loses(row[f"speedup_{name}"], row["noise_pct"])
+    del graphs, input_sets
+    return row
+
+
+def loses(speedup: float, noise_pct: float) -> bool:
+    """True if fused is slower than stock by more than :data:`LOSS_MARGIN` plus the measured noise."""
+    return speedup < 1 / (1 + LOSS_MARGIN + noise_pct / 100)
+
+
+def codegen(site: dict, variants: list[str]) -> dict[str, Any]:
+    """Kernel counts and decisions for the fake H200 (no GPU)."""
+    from reduction_transpose_fusion_testing import interpret
+
+    case = families.CASES[site["family"]]
+    specs = case.specs(site["rows"], site["cols"], families.DTYPES[site["dtype"]])
+    row: dict[str, Any] = dict(site) | dict(shape="x".join(map(str, specs[0][0])))
+    row["kernels_stock"] = len(interpret.kernel_names(interpret.generate(case.fn, interpret.fake_inputs(*specs),
+                                                                         **harness.STOCK)))
+    for name in variants:
+        with decision_log() as decisions:
+            source = interpret.generate(case.fn, interpret.fake_inputs(*specs), **VARIANTS[name])
+        row[f"kernels_{name}"] = len(interpret.kernel_names(source))
+        row[f"decisions_{name}"] = " | ".join(decisions)
+    return row
+
+
+def summarize(frame: pd.DataFrame, variants: list[str]) -> str:
+    """One line per variant: sites, losses, geomean speedup, worst."""
+    lines = []
+    for name in variants:
+        col = f"speedup_{name}"
+        if col not in frame or frame[col].isna().all():
+            fused = (frame[f"kernels_{name}"] < frame["kernels_stock"]).sum()
+            lines.append(f"{name}: {len(frame)} sites, {fused} with fewer kernels than stock (codegen only, no times)")
+            continue
+        s = frame[col].dropna()
+        worst = frame.loc[s.idxmin()]
+        lines.append(f"{name}: {len(s)} sites, {int(frame[f'loses_{name}'].sum())} slower than stock by more than "
+                     f"{LOSS_MARGIN:.0%} + noise, geomean {math.exp(s.map(math.log).mean()):.3f}x, worst {s.min():.3f}x "
+                     f"({worst['family']} {worst['dtype']}[{worst['shape']}]); median stock noise "
+                     f"{frame['noise_pct'].median():.1f}%")
+    return "\n".join(lines)
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seed", type=int, default=None, help="the sites' seed (default: a fresh one)")
+    parser.add_argument("--sites", type=int, default=48)
+    parser.add_argument("--variants", nargs="+", default=["fused"], choices=sorted(VARIANTS))
+    parser.add_argument("--out", type=pathlib.Path, default=HERE / "results")
+    args = parser.parse_args(argv)
+    seed = secrets.randbelow(2**31) if args.seed is None else args.seed
+    print(f"seed {seed}: {args.sites} sites" + ("" if HAS_GPU else " (no GPU: codegen on a fake H200, no times)"))
+    meta = provenance(f"random-{seed}") | dict(seed=seed)
+    gpu = ("h200" if "H200" in meta["gpu"] else meta["gpu"].replace(" ", "-").lower()) if HAS_GPU else "cpu-codegen"
+    stem = args.out / f"{datetime.date.today().isoformat()}-{gpu}-random-{seed}"
+    args.out.mkdir(parents=True, exist_ok=True)
+    rows = []
+    for site in tqdm(draw_sites(seed, args.sites), unit="site"):
+        try:
+            rows.append(meta | (measure(site, args.variants) if HAS_GPU else codegen(site, args.variants)))
+        except Exception as e:  # a failing site is a result to report
+            rows.append(meta | site | dict(error=f"{type(e).__name__}: {e}"[:500]))
+            print(f"site {site}: {rows[-1]['error']}", file=sys.stderr)
+        finally:
+            if HAS_GPU:
+                torch.cuda.empty_cache()
+        frame = pd.DataFrame(rows)
+        frame.to_csv(f"{stem}.csv", index=False)  # after every site: a run cut off keeps what it measured
+    stem.with_suffix(".json").write_text(frame.to_json(orient="records", indent=1))
+    shown = [c for c in ("family", "dtype", "shape", "kernels_stock", *[f"kernels_{v}" for v in args.variants],
+                         "stock_us", *[f"speedup_{v}" for v in args.variants], "noise_pct") if c in frame]
+    print(frame[shown].to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+    print(summarize(frame, args.variants))
+    print(f"wrote {stem}.csv, .json")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,267 @@
+"""Real training steps with the fusion off, on, and off again: the main job's ``models`` suite (GPU only).
+
+    python -m benchmarks.run                                   # on a GPU: this suite (every step below)
+    python -m benchmarks.run --suite models --steps 'float8-mlp-*'
+
+Each step (:data:`STEPS`) is a model built from a fixed seed, compiled with ``torch.compile`` (a fresh compile each
+time: Dynamo reset, no FX-graph or AOTAutograd cache), trained by plain SGD on fixed random data.  For each of the
+three variants ``off``, ``on`` and ``off_again`` (the flag off again: its spread from ``off`` is the noise):
+
+* the losses of the first :data:`LOSS_STEPS` steps (off and on must agree to fp32 rounding: the fused sums' order
+  differs from stock's, every other output is bit-equal);
+* compile seconds (the first step, forward and backward) and Inductor's generated kernel count;
+* the median step time over :data:`TIMED_STEPS` steps after :data:`WARMUP_STEPS` warm-up steps, each step between
+  two CUDA events (the step's span on the GPU, launch gaps included, as a training loop sees it);
+* a per-kernel attribution from ``torch.profiler`` over :data:`PROFILED_STEPS` steps: CUDA time per step of each
+  kernel name (Inductor's kernel ordinal dropped, so the same fused kernel of two compiles has one name), off
+  against on, so the kernels the flag removed and added and their µs are visible.
+
+torchao (``Float8Linear``, ``convert_to_float8_training``) and timm (ViT-B/16, random init) are needed; a step whose
+package is missing is reported as skipped.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+import time
+from typing import Any, Callable
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from torch._inductor import metrics
+
+from benchmarks import harness
+from reduction_transpose_fusion_testing.logs import decision_log
+
+LOSS_STEPS = 3
+WARMUP_STEPS = 5
+TIMED_STEPS = 40
+PROFILED_STEPS = 3
+VARIANTS = (("off", harness.STOCK), ("on", harness.FUSED), ("off_again", harness.STOCK))
+LR = 1e-3
+
+
+@dataclasses.dataclass(frozen=True)
+class Step:
+    """One training step: ``build()`` returns (model, batch, loss_fn) on the GPU, from fixed seeds."""
+
+    name: str
+    build: Callable[[], tuple[nn.Module, tuple, Callable]]
+    description: str
+
+
+def _float8(model: nn.Module, recipe: str) -> nn.Module:
+    """``convert_to_float8_training`` with torchao's ``recipe`` ("tensorwise" or "rowwise"), on every Linear whose
+    sizes are multiples of 16 (``torch._scaled_mm``'s requirement)."""
+    from torchao.float8 import Float8LinearConfig, convert_to_float8_training
+
+    def multiples_of_16(module, fqn):
+        return isinstance(module, nn.Linear) and module.in_features % 16 == 0 and module.out_features % 16 == 0
+
+    return convert_to_float8_training(model, config=Float8LinearConfig.from_recipe_name(recipe),
+                                      module_filter_fn=multiples_of_16)
+
+
+def _mse(model, batch):
+    x, target = batch
+    return F.mse_loss(model(x).float(), target.float())
+
+
+def _cross_entropy(model, batch):
+    x, labels = batch
+    return F.cross_entropy(model(x).float(), labels)
+
+
+def float8_mlp(tokens: int, dim: int, hidden: int, recipe: str):
+    """``Linear(dim, hidden) -> GELU -> Linear(hidden, dim)``, bias on, bf16, Float8 training with ``recipe``; batch
+    ``[tokens, dim]`` and an MSE loss to a random target."""
+    def build():
+        torch.manual_seed(0)
+        model = nn.Sequential(nn.Linear(dim, hidden), nn.GELU(), nn.Linear(hidden, dim))
+        model = _float8(model.to(torch.bfloat16).cuda(), recipe)
+        gen = torch.Generator(device="cuda").manual_seed(1)
+        x = torch.randn(tokens, dim, device="cuda", dtype=torch.bfloat16, generator=gen)
+        target = torch.randn(tokens, dim, device="cuda", dtype=torch.bfloat16, generator=gen)
+        return model, (x, target), _mse
+    return build
+
+
+def vit_b16_float8(batch: int):
+    """timm ``vit_base_patch16_224`` (random init, no download), bf16, Float8 tensorwise training on its Linear
+    layers whose sizes are multiples of 16 (all but the 1000-class head); cross-entropy on random labels."""
+    def build():
+        import timm
+
+        torch.manual_seed(0)
+        model = timm.create_model("vit_base_patch16_224", pretrained=False)
+        model = _float8(model.to(torch.bfloat16).cuda(), "tensorwise")
+        gen = torch.Generator(device="cuda").manual_seed(1)
+        images = torch.randn(batch, 3, 224, 224, device="cuda", dtype=torch.bfloat16, generator=gen)
+        labels = torch.randint(0, 1000, (batch,), device="cuda", generator=gen)
+        return model, (images, labels), _cross_entropy
+    return build
+
+
+class Block(nn.Module):
+    """A pre-norm transformer block: LayerNorm, attention with biased qkv and output Linear layers, LayerNorm, and
+    a biased ``dim -> 4 dim -> dim`` GELU MLP."""
+
+    def __init__(self, dim: int, heads: int) -> None:
+        super().__init__()
+        self.heads = heads
+        self.norm1, self.norm2 = nn.LayerNorm(dim), nn.LayerNorm(dim)
+        self.qkv, self.proj = nn.Linear(dim, 3 * dim), nn.Linear(dim, dim)
+        self.fc1, self.fc2 = nn.Linear(dim, 4 * dim), nn.Linear(4 * dim, dim)
+
+    def forward(self, x):
+        b, t, d = x.shape
+        q, k, v = self.qkv(self.norm1(x)).view(b, t, 3, self.heads, d // self.heads).permute(2, 0, 3, 1, 4)
+        attn = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        x = x + self.proj(attn.transpose(1, 2).reshape(b, t, d))
+        return x + self.fc2(F.gelu(self.fc1(self.norm2(x)), approximate="tanh"))
+
+
+def transformer_block_float8(batch: int, seq: int, dim: int, heads: int):
+    """:class:`Block` in bf16 with Float8 tensorwise Linear layers; batch ``[batch, seq, dim]``, MSE loss."""
+    def build():
+        torch.manual_seed(0)
+        model = _float8(Block(dim, heads).to(torch.bfloat16).cuda(), "tensorwise")
+        gen = torch.Generator(device="cuda").manual_seed(1)
+        x = torch.randn(batch, seq, dim, device="cuda", dtype=torch.bfloat16, generator=gen)
+        target = torch.randn(batch, seq, dim, device="cuda", dtype=torch.bfloat16, generator=gen)
+        return model, (x, target), _mse
+    return build
+
+
+STEPS = (
+    Step("float8-mlp-tensorwise/16384x4096x4096", float8_mlp(16384, 4096, 4096, "tensorwise"),
+         "torchao Float8Linear MLP, tensorwise, tokens x dim x hidden, bias, GELU, bf16"),
+    Step("float8-mlp-rowwise/16384x4096x4096", float8_mlp(16384, 4096, 4096, "rowwise"),
+         "torchao Float8Linear MLP, rowwise, tokens x dim x hidden, bias, GELU, bf16"),
+    Step("float8-mlp-tensorwise/8192x4096x14336", float8_mlp(8192, 4096, 14336, "tensorwise"),
+         "torchao Float8Linear MLP, tensorwise, tokens x dim x hidden, bias, GELU, bf16"),
+    Step("float8-mlp-rowwise/8192x4096x14336", float8_mlp(8192, 4096, 14336, "rowwise"),
+         "torchao Float8Linear MLP, rowwise, tokens x dim x hidden, bias, GELU, bf16"),
+    Step("vit-b16-float8/batch128", vit_b16_float8(128),
+         "timm vit_base_patch16_224, random init, bf16, Float8 tensorwise Linear layers (head excluded)"),
+    Step("transformer-block-float8/8x1024x1024", transformer_block_float8(8, 1024, 1024, 16),
+         "pre-norm block, LayerNorm + biased Linear layers, bf16, Float8 tensorwise, batch x seq x dim"),
+)
+
+
+def run_variant(step: Step, options: dict) -> dict[str, Any]:
+    """Compile and train ``step`` once with Inductor ``options``; losses, times, kernels and the kernel profile."""
+    torch._dynamo.reset()
+    model, batch, loss_fn = step.build()
+    compiled = torch.compile(model, options=options | harness.FRESH)
+    optimizer = torch.optim.SGD(model.parameters(), lr=LR)
+
+    def train_step():
+        optimizer.zero_grad(set_to_none=True)
+        loss = loss_fn(compiled, batch)
+        loss.backward()
+        optimizer.step()
+        return loss
+
+    metrics.reset()
+    start = time.perf_counter()
+    with decision_log() as decisions:
+        losses = [train_step().item()]
+    compile_s = time.perf_counter() - start
+    kernels = metrics.generated_kernel_count
+    losses += [train_step().item() for _ in range(LOSS_STEPS - 1)]
+    for _ in range(WARMUP_STEPS):
+        train_step()
+    events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(TIMED_STEPS)]
+    for begin, end in events:
+        begin.record()
+        train_step()
+        end.record()
+    torch.cuda.synchronize()
+    ms = sorted(b.elapsed_time(e) for b, e in events)
+    profile = kernel_profile(train_step)
+    del model, compiled, optimizer
+    torch.cuda.empty_cache()
+    return dict(losses=losses, compile_s=compile_s, kernels=kernels, ms=ms[len(ms) // 2], profile=profile,
+                decisions=decisions)
+
+
+_ORDINAL = re.compile(r"_\d+$")
+
+
+def kernel_profile(train_step: Callable[[], Any]) -> dict[str, tuple[float, float]]:
+    """{kernel name: (µs per step, launches per step)} over :data:`PROFILED_STEPS` steps, by ``torch.profiler``'s
+    CUDA activity; Inductor's trailing kernel ordinal is dropped from each name (``triton_red_fused_sum_3`` ->
+    ``triton_red_fused_sum``)."""
+    from torch.profiler import ProfilerActivity, profile
+
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(PROFILED_STEPS):
+            train_step()
+        torch.cuda.synchronize()
+    totals: dict[str, list[float]] = {}
+    for event in prof.events():
+        if event.device_type != torch.autograd.DeviceType.CUDA:
+            continue
+        name = _ORDINAL.sub("", event.name)
+        total = totals.setdefault(name, [0.0, 0])
+        total[0] += event.device_time / PROFILED_STEPS
+        total[1] += 1 / PROFILED_STEPS
+    return {name: (us, n) for name, (us, n) in totals.items()}
+
+
+def attribution(off: dict[str, tuple], on: dict[str, tuple]) -> list[dict[str, Any]]:
+    """Kernels whose time or launch count differs off and on: one row each, with ``change`` "removed" (fewer
+    launches on), "added" (more launches on) or "same launches"; largest time difference first."""
+    rows = []
+    for name in sorted(set(off) | set(on)):
+        (us_off, n_off), (us_on, n_on) = off.get(name, (0.0, 0)), on.get(name, (0.0, 0))
+        change = "removed" if n_on < n_off - 0.5 else "added" if n_on > n_off + 0.5 else "same launches"
+        rows.append(dict(kernel=name, us_off=us_off, us_on=us_on, delta_us=us_on - us_off, launches_off=n_off,
+                         launches_on=n_on, change=change))
+    return sorted(rows, key=lambda r: -abs(r["delta_us"]))
+
+
+def measure(step: Step) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """(the step's result row, its kernel attribution rows) for ``step``."""
+    runs = {label: run_variant(step, options) for label, options in VARIANTS}
+    off, on, again = runs["off"], runs["on"], runs["off_again"]
+    loss_diff = max(abs(a - b) / max(abs(a), 1e-30) for a, b in zip(off["losses"], on["losses"]))
+    removed = [r for r in attribution(off["profile"], on["profile"]) if r["change"] != "same launches"
+               or abs(r["delta_us"]) > 0.02 * max(r["us_off"], 1.0)]
+    row = dict(
+        step=step.name, description=step.description,
+        kernels_off=off["kernels"], kernels_on=on["kernels"],
+        ms_off=off["ms"], ms_on=on["ms"], ms_off_again=again["ms"],
+        noise_pct=abs(off["ms"] - again["ms"]) / off["ms"] * 100,
+        speedup=off["ms"] / on["ms"],
+        compile_s_off=off["compile_s"], compile_s_on=on["compile_s"],
+        losses_off=" ".join(f"{v:.7g}" for v in off["losses"]), losses_on=" ".join(f"{v:.7g}" for v in on["losses"]),
+        loss_rel_diff=loss_diff,
+        decisions=" | ".join(on["decisions"]),
+    )
+    return row, [dict(step=step.name) | r for r in removed]
+
+
+def table(rows: list[dict[str, Any]]) -> str:
+    """The real-step table: kernels, ms off / on / off again, speedup, noise, compile seconds, loss agreement."""
+    lines = ["| step | kernels off → on | ms off | ms on | ms off again | speedup | noise | compile s off / on | "
+             "first losses agree |", "|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        if "error" in r and isinstance(r.get("error"), str):
+            lines.append(f"| {r['step']} | {r['error'][:80]} | | | | | | | |")
+            continue
+        lines.append(f"| {r['step']} | {r['kernels_off']} → {r['kernels_on']} | {r['ms_off']:.3f} | {r['ms_on']:.3f} "
+                     f"| {r['ms_off_again']:.3f} | {r['speedup']:.3f}x | {r['noise_pct']:.1f}% | "
+                     f"{r['compile_s_off']:.0f} / {r['compile_s_on']:.0f} | "
+                     f"{'yes' if r['loss_rel_diff'] < 1e-4 else 'NO'} ({r['loss_rel_diff']:.1e}) |")
+    return "\n".join(lines)
+
+
+def geomean(values) -> float:
+    values = [v for v in values if v == v]
+    return math.exp(sum(map(math.log, values)) / len(values)) if values else math.nan
