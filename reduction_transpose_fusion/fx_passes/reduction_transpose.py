@@ -37,7 +37,8 @@ from torch._logging import trace_structured
 from torch.fx.experimental.symbolic_shapes import has_hint, size_hint, statically_known_true
 
 from .. import _torch_private, config
-from ..runtime.triton_heuristics import TRANSCENDENTAL, wide_fp8_cast
+from ..runtime.triton_heuristics import TRANSCENDENTAL, launch_config, wide_fp8_cast
+from . import profitability
 
 log = logging.getLogger(__name__)
 aten = torch.ops.aten
@@ -76,6 +77,13 @@ class Site:
         scan_source: whether a full-size tensor ``u`` or ``v`` is computed from is a scan's output (``cumsum``, ...).
         result_reader: FX name of a full-size pointwise op that reads the reduction's result (through ops on
             smaller tensors: a scale, a mean), or "" if none does (:func:`full_size_reader`).
+        copy_reads_reduction: FX name of a leading-dim reduction whose result ``v`` is computed from (rowwise fp8's
+            per-column scales), or "" (:func:`column_reduction_read`).
+        u_bytes, v_bytes, shared_bytes: bytes an element of the full-size tensors ``u`` is computed from, ``v`` is
+            computed from, and both are (F2's ``a * b + 1`` in bf16: 4, 4, 4).
+        op_count: the pointwise ops walked from ``x`` to ``u`` and ``v`` (views included).
+        narrowest, widest: the smallest and largest element sizes of ``v`` and the full-size tensors ``u`` and ``v``
+            are computed from.
     """
 
     transpose: str
@@ -93,6 +101,13 @@ class Site:
     device: str = "cuda"
     scan_source: bool = False
     result_reader: str = ""
+    copy_reads_reduction: str = ""
+    u_bytes: int = 0
+    v_bytes: int = 0
+    shared_bytes: int = 0
+    op_count: int = 0
+    narrowest: int = 4
+    widest: int = 4
 
     @property
     def nbytes(self) -> Optional[int]:
@@ -291,6 +306,10 @@ def skip_reason(site: Site, row_tiles: bool = False, reductions: int = 1) -> Opt
         return (f"its result is read by the full-size {site.result_reader} (a scale or a centering): one kernel "
                 "would need a grid barrier between a reduction pass and a second pass over x, measured at half of "
                 "stock's speed (the rowwise fp8 cast's column amax, x - x.mean(0)); left to stock's split reduction")
+    if site.copy_reads_reduction:
+        return (f"the transposed copy is computed from {site.copy_reads_reduction}, a reduction of x over its leading "
+                "dims, so it is a second pass over x in any kernel, and stock's split kernel computes this reduction "
+                "in the first pass beside that one: fusing saves no read (random sites: 0.74-1.00x fused)")
     if site.hints[1] == 1:
         return ("C=1: the reduction is over every element, which Inductor lowers as an inner reduction with its own "
                 "split, not a column reduction the transposed copy can share")
@@ -312,6 +331,18 @@ def skip_reason(site: Site, row_tiles: bool = False, reductions: int = 1) -> Opt
         why = f"N={site.hints[0]}{hint}" if inductor_config.split_reductions else "split_reductions=False"
         return (f"stock already emits one unsplit kernel ({why}: its split factor is 1; "
                 "measured slower fused; reduction_transpose_fusion_profitability=False overrides)")
+    copy_like = site.producer_ops <= VIEW_OPS | FP8_CAST_OPS
+    if wide and (reductions > 1 or not copy_like):
+        what = f"{reductions} reductions" if reductions > 1 else f"a producer ({', '.join(sorted(site.producer_ops))})"
+        return (f"stock already emits one unsplit kernel that reads x once (C={site.hints[1]} is wide), so the fusion "
+                f"would change only its launch, which with {what} ran slower (random sites: 0.37-0.90x; "
+                "reduction_transpose_fusion_profitability=False overrides)")
+    if not wide:
+        guess = predicted_estimate(site, reductions, row_tiles)
+        if guess.speedup < profitability.MIN_PREDICTED_SPEEDUP:
+            return (f"the cost model predicts no clear gain: {guess.describe()} < "
+                    f"{profitability.MIN_PREDICTED_SPEEDUP}x (fx_passes/profitability.py; "
+                    "reduction_transpose_fusion_profitability=False overrides)")
     transcendental = reductions == 1 and bool(site.producer_ops & TRANSCENDENTAL)
     if (site.itemsize == 4 and site.hints[1] % 2 and not site.rows.is_number and not transcendental
             and not vector_rows(site.rows, site.hints[0]) and not row_tiles):
@@ -324,6 +355,22 @@ def skip_reason(site: Site, row_tiles: bool = False, reductions: int = 1) -> Opt
                 "the fused kernel would not launch one program per row tile (measured no faster fused; "
                 "reduction_transpose_fusion_profitability=False overrides)")
     return None
+
+
+def predicted_estimate(site: Site, reductions: int, row_tiles: bool) -> profitability.Estimate:
+    """The cost model's estimate (:mod:`.profitability`) for ``site``, with the launch :func:`launch_config` would
+    choose for its kernel as far as the graph tells (``choices`` computes the real one from Inductor's kernel)."""
+    rows, cols = site.hints
+    moved = site.u_bytes + site.v_bytes - site.shared_bytes + site.itemsize
+    static_rows, static_cols = site.rows.is_number, site.cols.is_number
+    launch = launch_config(
+        cols, rows, site.narrowest, site.widest, DeviceProperties.create(_device(site)).multi_processor_count,
+        config.launch_override(), site.op_count, reductions, site.producer_ops, static_rows, moved, static_cols,
+        vector_rows=static_rows or vector_rows(site.rows, rows),
+        vector_cols=static_cols or sympy.Mod(site.cols, VECTOR_MULTIPLE) == 0, row_tile_grid=row_tiles)
+    stock_bytes = (site.u_bytes + site.v_bytes + site.itemsize) * rows * cols
+    return profitability.estimate(rows, cols, reductions, stock_bytes, moved * rows * cols, launch.RSPLIT,
+                                  launch.XBLOCK)
 
 
 def expects_row_tiles(graph: torch.fx.Graph, site: Site, reductions: int) -> bool:
@@ -470,8 +517,57 @@ def find_sites(graph: torch.fx.Graph) -> list[Site]:
             sites.append(Site(copy.name, red.name, shared[0].name, _expr(rows), _expr(cols), _hints((n, c)),
                               val.element_size(), u_ops | v_ops, str(val.dtype).removeprefix("torch."), v_ops,
                               kinds.count("inner"), kinds.count("outer"), str(val.device),
-                              any(map(_is_scan, [*u_leaves, *v_leaves])), full_size_reader(red, rows * cols)))
+                              any(map(_is_scan, [*u_leaves, *v_leaves])), full_size_reader(red, rows * cols),
+                              column_reduction_read(v, shared[0], rows * cols), _itembytes(u_leaves), _itembytes(v_leaves),
+                              _itembytes(shared), _op_count(u, rows * cols) + _op_count(v, rows * cols),
+                              *_itemsize_range([v, *u_leaves, *v_leaves])))
     return sites
+
+
+def _itemsize_range(nodes: list[torch.fx.Node]) -> tuple[int, int]:
+    sizes = [n.meta["val"].element_size() for n in nodes]
+    return min(sizes), max(sizes)
+
+
+def _itembytes(nodes: Iterable[torch.fx.Node]) -> int:
+    return sum(n.meta["val"].element_size() for n in nodes)
+
+
+def _op_count(node: torch.fx.Node, numel) -> int:
+    """The ops :func:`_producers` walks through from ``node`` back to its leaves."""
+    count, stack, seen = 0, [node], set()
+    while stack:
+        n = stack.pop()
+        if n in seen:
+            continue
+        seen.add(n)
+        inputs = _aligned_inputs(n)
+        if inputs is not None:
+            count += 1
+            stack.extend(inputs)
+    return count
+
+
+def column_reduction_read(v: torch.fx.Node, source: torch.fx.Node, numel) -> str:
+    """The FX name of a reduction of ``source`` over its leading dims whose result ``v`` is computed from, through
+    pointwise ops, views and the small ops after the reduction (``q = (g * (448 / g.abs().amax(0))).to(fp8)``: the
+    ``amax``); "" if there is none.  A copy of such a ``v`` needs that reduction finished first: a second pass over
+    ``source``, whatever kernel holds the copy."""
+    stack, seen = [v], set()
+    while stack:
+        n = stack.pop()
+        if n in seen or n.op != "call_function" or not isinstance(n.target, torch._ops.OpOverload):
+            continue
+        seen.add(n)
+        if n.target in REDUCTIONS:
+            u, _ = _leading_dim_operand(n)
+            if u is not None and source in _producers(u, numel)[0]:
+                return n.name
+            continue
+        full = _known_eq(_numel(n), numel) if "val" in n.meta else True
+        if n.target in BROADCAST_VIEWS or torch.Tag.pointwise in n.target.tags or not full:
+            stack.extend(_tensor_args(n))
+    return ""
 
 
 def full_size_reader(reduction: torch.fx.Node, numel) -> str:
