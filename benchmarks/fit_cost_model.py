@@ -1,0 +1,105 @@
+"""Fit the profitability cost model's constants to measured sites and report its accuracy.
+
+    python -m benchmarks.fit_cost_model                     # the results the shipped constants were fit to
+    python -m benchmarks.fit_cost_model --random R.csv ... --suites S.csv ...
+
+Sites: those of a random-site run (``benchmarks.random_sites --variants forced``: ``stock_us`` and ``forced_us``)
+and the fused cases of a micro-case suite (``benchmarks.run``: ``stock_ms`` and ``fused_ms``, cases of 30 µs or
+more: ``do_bench`` is not accurate below, where its L2 flush dominates), each one whose reduction stock splits and
+that was fused, with the launch its decision log names.  The fit minimizes the log error of the stock and the fused
+times of :func:`reduction_transpose_fusion.fx_passes.profitability.estimate`; it prints the constants, the rms log
+error and rank correlation of the times and the speedups, and what the decision keeps at a few thresholds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import math
+import pathlib
+import re
+
+import numpy as np
+import pandas as pd
+from scipy.optimize import least_squares
+from scipy.stats import spearmanr
+
+from reduction_transpose_fusion.fx_passes import profitability
+
+RESULTS = pathlib.Path(__file__).parent / "results"
+RANDOM = [RESULTS / "2026-12-01-h200-random-1243628023.csv"]
+SUITES = [RESULTS / f"2026-12-01-h200-{s}.csv" for s in ("corpus", "holdout", "main")]
+MIN_SUITE_US = 30.0
+LAUNCH = re.compile(r"LaunchConfig\(XBLOCK=(\d+), R0_BLOCK=(\d+), RSPLIT=(\d+)")
+
+
+def sites(random: list[pathlib.Path], suites: list[pathlib.Path]) -> pd.DataFrame:
+    """One row per measured fused site stock splits: N, C, R, bytes, launch and the two times (µs)."""
+    rows = []
+    for path in random:
+        for r in pd.read_csv(path).to_dict("records"):
+            rows.append(_row(r, "forced", r.get("stock_us"), r.get("forced_us"), path.stem))
+    for path in suites:
+        for r in pd.read_csv(path).to_dict("records"):
+            if r.get("stock_ms", 0) * 1e3 >= MIN_SUITE_US:
+                rows.append(_row(r, "fused", r["stock_ms"] * 1e3, r["fused_ms"] * 1e3, path.stem))
+    return pd.DataFrame([r for r in rows if r])
+
+
+def _row(r: dict, variant: str, stock_us, fused_us, source: str):
+    launch = LAUNCH.search(str(r.get(f"decisions_{variant}", r.get("decisions", ""))))
+    kernels_fused = r.get(f"kernels_{variant}", r.get("kernels_fused"))
+    if not launch or r["kernels_stock"] < 3 or kernels_fused >= r["kernels_stock"] or not stock_us == stock_us:
+        return None
+    xblock, _, rsplit = map(int, launch.groups())
+    name = r.get("case") or f"{r['family']} {r['dtype']}[{r['rows']}x{r['cols']}]"
+    return dict(source=source, site=name, rows=r["rows"], cols=r["cols"], reductions=r["kernels_stock"] - 2,
+                fused_bytes=r["bytes_moved"], stock_bytes=r["bytes_moved"] + r["input_mb"] * 1e6, rsplit=rsplit,
+                xblock=xblock, stock_us=stock_us, fused_us=fused_us)
+
+
+def predict(frame: pd.DataFrame, model: profitability.Model) -> tuple[np.ndarray, np.ndarray]:
+    estimates = [profitability.estimate(r.rows, r.cols, r.reductions, r.stock_bytes, r.fused_bytes, r.rsplit,
+                                        r.xblock, model) for r in frame.itertuples()]
+    return np.array([e.stock_us for e in estimates]), np.array([e.fused_us for e in estimates])
+
+
+def fit(frame: pd.DataFrame) -> profitability.Model:
+    names = [f.name for f in dataclasses.fields(profitability.Model)]
+    start = np.array([getattr(profitability.MODEL, n) for n in names])
+
+    def residuals(x):
+        stock, fused = predict(frame, profitability.Model(*np.abs(x)))
+        return np.concatenate([np.log(stock / frame.stock_us), np.log(fused / frame.fused_us)])
+
+    return profitability.Model(*np.abs(least_squares(residuals, start, x_scale=np.abs(start)).x))
+
+
+def report(frame: pd.DataFrame, model: profitability.Model) -> str:
+    stock, fused = predict(frame, model)
+    measured, predicted = frame.stock_us / frame.fused_us, stock / fused
+    lines = [f"{model}", f"{len(frame)} sites; rms log error stock {np.sqrt(np.mean(np.log(stock / frame.stock_us) ** 2)):.3f}, "
+             f"fused {np.sqrt(np.mean(np.log(fused / frame.fused_us) ** 2)):.3f}; rank correlation stock "
+             f"{spearmanr(stock, frame.stock_us)[0]:.3f}, fused {spearmanr(fused, frame.fused_us)[0]:.3f}, speedup "
+             f"{spearmanr(predicted, measured)[0]:.3f}"]
+    for threshold in (1.0, 1.05, 1.1, 1.15):
+        fuse = predicted >= threshold
+        kept = np.where(fuse, measured, 1.0)
+        lines.append(f"fuse where predicted >= {threshold}: {fuse.sum()} of {len(frame)} fused, "
+                     f"{int((fuse & (measured < 0.97)).sum())} slower than stock by > 3%, geomean "
+                     f"{math.exp(np.log(kept).mean()):.3f}x (every site fused: {math.exp(np.log(measured).mean()):.3f}x)")
+    return "\n".join(lines)
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--random", nargs="*", type=pathlib.Path, default=RANDOM)
+    parser.add_argument("--suites", nargs="*", type=pathlib.Path, default=SUITES)
+    args = parser.parse_args(argv)
+    frame = sites(args.random, args.suites)
+    print("shipped constants:\n" + report(frame, profitability.MODEL))
+    print("\nrefit:\n" + report(frame, fit(frame)))
+
+
+if __name__ == "__main__":
+    main()
