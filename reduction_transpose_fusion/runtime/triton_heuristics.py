@@ -149,7 +149,7 @@ SHRINK_FLOOR = 32  # a shrunk tile edge stays one warp's 32 lanes wide
 # bf16[8191, 1021] at 1.78x copy SOL against 2.73x for one wave (sweeps/2026-11-30-h200-sweep-onetile.csv).  Not
 # for a 1-byte full-size tensor (an fp8 output; int8 too, not measured): the fp8 cast of bf16[4099, 769] ran at 1.58x
 # copy SOL with two tiles a program in the corpus run (2026-11-30-h200-corpus.csv of package 7f6ba3da; 1.55-1.70x with
-# one, two or four in the oddcheck sweeps) against 1.34x with one wave (superseded/2026-11-30-h200-corpus-session6.csv).
+# one, two or four in the oddcheck sweeps) against 1.34x with one wave (superseded/2026-11-30-h200-corpus-run6.csv).
 FEW_SPLITS = 2
 # Once the flagged finish was two-level (FINISH_GROUP below), one row tile a program beat one wave on large aligned
 # kernels too (sweeps/2026-11-30-h200-sweep-fewsplits.csv, one wave -> one tile, x copy SOL): f32 -> bf16 [32768,
@@ -304,7 +304,7 @@ DYNAMIC_ROW_TILE_MIN_BYTES = 8 << 20
 # A static N takes the row-tile grid too for the wide cast of f32 to fp8 (:func:`wide_fp8_cast`), which the static rules
 # otherwise keep on one wave (a 1-byte output) or leave to stock (rule 3b).  In the H200 profile of the 21 cases (19 of
 # the corpus, 2 of the main job) whose kernel a dynamic N puts on the grid
-# (profile/2026-12-01-h200-profile-kernels-session16.csv; static kernel twice, then the same static N on the grid, x
+# (profile/2026-12-01-h200-profile-kernels-run16.csv; static kernel twice, then the same static N on the grid, x
 # copy SOL) the grid won on bert/F5-vocab-fp32 (the fp32 -> fp8 cast of [4096, 30522]: 1.507, 1.505 -> 1.272; stock
 # 1.504), lost 1-6% on 13 (persistent one-tile kernels, one-wave 16-bit ones) and tied (within 1%) on 6; one odd-C-and-N
 # producer read faster (a * b + 1 over bf16[8191, 1021] 1.68 -> 1.53), but that run's static readings of it were 12%
