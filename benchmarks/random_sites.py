@@ -70,7 +70,7 @@ def draw_sites(seed: int, count: int) -> list[dict[str, Any]]:
         family, dtype = rng.choice(FAMILIES), rng.choice(DTYPES)
         rows = round(math.exp(rng.uniform(*map(math.log, ROWS))))
         cols = round(math.exp(rng.uniform(*map(math.log, COLS))))
-        case = families.CASES[family]
+        case = families.ALL_CASES[family]
         multiple = {"x3": 2, "x4": 4}.get(case.operands, 1)  # F4's leading dims split N
         rows = max(multiple, rows // multiple * multiple)
         if rows * cols * families.DTYPES[dtype].itemsize <= MAX_TENSOR_BYTES:
@@ -109,7 +109,7 @@ def time_graphs(graphs: dict[str, torch.cuda.CUDAGraph], calls: int, rounds: int
 
 def measure(site: dict, variants: list[str]) -> dict[str, Any]:
     """Compile ``site`` stock and in each of ``variants``, check the outputs and time them (GPU)."""
-    case = families.CASES[site["family"]]
+    case = families.ALL_CASES[site["family"]]
     dtype = families.DTYPES[site["dtype"]]
     first = case.inputs(site["rows"], site["cols"], dtype, device="cuda", seed=site["index"])
     site_bytes = harness.nbytes(first)
@@ -151,7 +151,7 @@ def codegen(site: dict, variants: list[str]) -> dict[str, Any]:
     """Kernel counts and decisions for the fake H200 (no GPU)."""
     from reduction_transpose_fusion_testing import interpret
 
-    case = families.CASES[site["family"]]
+    case = families.ALL_CASES[site["family"]]
     specs = case.specs(site["rows"], site["cols"], families.DTYPES[site["dtype"]])
     row: dict[str, Any] = dict(site) | dict(shape="x".join(map(str, specs[0][0])))
     row["kernels_stock"] = len(interpret.kernel_names(interpret.generate(case.fn, interpret.fake_inputs(*specs),
