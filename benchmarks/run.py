@@ -171,6 +171,13 @@ def write(rows: list[dict], out: pathlib.Path, meta: dict) -> None:
 
 
 def table(frame: pd.DataFrame) -> str:
+    """The printed table: on a GPU, kernels, times, % of copy SOL, speedup and noise; without one, only what was
+    measured, the kernels stock -> fused and the decision."""
+    if not HAS_GPU:
+        shown = frame[["case", "dtype"]].assign(kernels=frame.kernels_stock.astype("Int64").astype(str) + " -> "
+                                                + frame.kernels_fused.astype("Int64").astype(str),
+                                                decision=frame.decisions.fillna(frame.get("error", "")).map(decision))
+        return shown.to_string(index=False) + "\n(timings need a GPU)"
     cols = ["case", "dtype", "kernels_stock", "kernels_fused", "copy_sol_ms", "stock_ms", "fused_ms", "pct_of_sol",
             "speedup", "noise_pct", "transposed_bit_exact"]
     shown = frame[cols].copy()
@@ -180,6 +187,15 @@ def table(frame: pd.DataFrame) -> str:
         shown[c] = shown[c].map(lambda v: "" if math.isnan(v) else f"{v:.1f}")
     shown["speedup"] = shown["speedup"].map(lambda v: "" if math.isnan(v) else f"{v:.2f}x")
     return shown.to_string(index=False)
+
+
+def decision(log: str) -> str:
+    """The gist of a case's decision log: "fused" or the first skip's reason, cut to 90 characters."""
+    log = str(log or "")
+    if " into one kernel" in log:
+        return "fused"
+    skip = next((part for part in log.split(" | ") if part.startswith("skip ")), log)
+    return skip.split(": ", 1)[-1][:90]
 
 
 if __name__ == "__main__":
