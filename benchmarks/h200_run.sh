@@ -32,9 +32,9 @@ for step in "$@"; do
                | tee "$OUT/$step.log" ;;
     main) python3 -m benchmarks.run --suite main --out "$OUT" 2>&1 | grep -v "case/s\]" | tee "$OUT/main.log" ;;
     models) timeout ${STEP_TIMEOUT:-540} python3 -m benchmarks.run ${STEPS_ARGS:-} --out "$OUT/r" 2>&1 \
-              | grep -v "step/s\]" | tee -a "$OUT/session.log" ;;
+              | grep -v "step/s\]" | tee -a "$OUT/run.log" ;;
     random) timeout ${STEP_TIMEOUT:-540} python3 -m benchmarks.random_sites ${RANDOM_ARGS:-} --out "$OUT/r" 2>&1 \
-              | grep -v "site/s\]" | tee -a "$OUT/session.log" ;;
+              | grep -v "site/s\]" | tee -a "$OUT/run.log" ;;
     main-dynamic|corpus-dynamic|holdout-dynamic) python3 -m benchmarks.run --suite "${step%-dynamic}" --dynamic-rows --out "$OUT" 2>&1 \
                | grep -v "case/s\]" | tee "$OUT/$step.log" ;;
     lab-gluon) python3 -m benchmarks.lab_gluon --out "$OUT" ${LAB_ARGS:-} 2>&1 | tee "$OUT/$step.log" ;;
@@ -44,6 +44,6 @@ for step in "$@"; do
     corpus|holdout) python3 -m benchmarks.run --suite "$step" --out "$OUT" 2>&1 | grep -v "case/s\]" | tee "$OUT/$step.log" ;;
     *) echo "unknown step $step"; exit 2 ;;
   esac
-  echo "step $step took $(( $(date +%s) - start )) s" | tee -a "$OUT/session.log"
+  echo "step $step took $(( $(date +%s) - start )) s" | tee -a "$OUT/run.log"
   [ -d "$OUT/r" ] && tar czf "$OUT/results.tgz" -C "$OUT/r" .
 done

@@ -1,0 +1,62 @@
+"""The random-site generator (benchmarks/random_sites.py) and the training-step suite's helpers (benchmarks/steps.py)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+
+from benchmarks import random_sites, steps
+from reduction_transpose_fusion_testing import families
+
+
+def test_sites_are_a_function_of_the_seed_and_stay_in_range():
+    a, b = random_sites.draw_sites(7, 64), random_sites.draw_sites(7, 64)
+    assert a == b and a != random_sites.draw_sites(8, 64)
+    for site in a:
+        case = families.ALL_CASES[site["family"]]
+        rows, cols = site["rows"], site["cols"]
+        assert random_sites.ROWS[0] // 4 <= rows <= random_sites.ROWS[1] and random_sites.COLS[0] <= cols <= random_sites.COLS[1]
+        assert rows * cols * families.DTYPES[site["dtype"]].itemsize <= random_sites.MAX_TENSOR_BYTES
+        shape = case.shapes(rows, cols)[0]
+        assert math.prod(shape) == rows * cols  # F4's leading dims split N exactly
+    assert {s["family"] for s in random_sites.draw_sites(1, 400)} == set(random_sites.FAMILIES)
+
+
+def test_a_loss_is_slower_than_stock_by_more_than_the_margin_and_the_noise():
+    assert random_sites.loses(0.95, 0.0)
+    assert not random_sites.loses(0.98, 0.0)  # within 3%
+    assert not random_sites.loses(0.95, 3.0)  # within 3% + 3% noise
+    assert not random_sites.loses(1.2, 0.0)
+
+
+def test_the_attribution_names_what_the_flag_removed_and_added():
+    off = {"triton_red_fused_sum": (100.0, 1), "triton_poi_fused_clone": (80.0, 1), "gemm": (500.0, 2)}
+    on = {"triton_unk_fused_clone_sum": (120.0, 1), "gemm": (501.0, 2)}
+    rows = steps.attribution(off, on)
+    change = {r["kernel"]: r["change"] for r in rows}
+    assert change == {"triton_red_fused_sum": "removed", "triton_poi_fused_clone": "removed",
+                      "triton_unk_fused_clone_sum": "added", "gemm": "same launches"}
+    assert rows[0]["kernel"] == "triton_unk_fused_clone_sum" and rows[0]["delta_us"] == 120.0  # largest change first
+    assert steps._ORDINAL.sub("", "triton_red_fused_sum_12") == "triton_red_fused_sum"
+
+
+def test_the_step_table_says_whether_the_first_losses_agree():
+    row = dict(step="s", kernels_off=4, kernels_on=3, ms_off=2.0, ms_on=1.0, ms_off_again=2.02, speedup=2.0,
+               noise_pct=1.0, compile_s_off=10.0, compile_s_on=9.0, loss_rel_diff=0.0)
+    assert "| s | 4 → 3 | 2.000 | 1.000 | 2.020 | 2.000x | 1.0% | 10 / 9 | yes" in steps.table([row])
+    assert "| NO (" in steps.table([row | dict(loss_rel_diff=0.5)])
+    assert "ImportError" in steps.table([dict(step="t", error="ImportError: no timm")])
+
+
+def test_the_transformer_block_keeps_its_shape():
+    block = steps.Block(64, 4)
+    x = torch.randn(2, 16, 64)
+    assert block(x).shape == x.shape
+
+
+def test_float8_conversion_takes_only_linears_whose_sizes_are_multiples_of_16():
+    pytest.importorskip("torchao")
+    model = steps._float8(torch.nn.Sequential(torch.nn.Linear(32, 48), torch.nn.Linear(48, 10)), "tensorwise")
+    assert type(model[0]).__name__ == "Float8Linear" and type(model[1]) is torch.nn.Linear
