@@ -420,7 +420,7 @@ DYNAMIC6_PLAN = {shape: ["", "TILES_PER_PROGRAM=0", "TILES_PER_PROGRAM=1", ""] f
 # 128, 4 warps, as the persistent kernel's), on the 16-bit one-tile shapes of the bigtile2 sweep.
 DYNAMIC7_PLAN = {shape: ["", "XBLOCK=128", ""] for shape in list(BIGTILE2_PLAN)[:12]}
 # A static N on the row-tile grid (ROW_TILE_GRID=1: the launch a dynamic N's grid would take).  In profile-kernels
-# (2026-12-01, sixteenth session) it beat the static kernel on the wide fp32 -> fp8 cast (bert/F5-vocab-fp32 1.51 ->
+# (2026-12-01) it beat the static kernel on the wide fp32 -> fp8 cast (bert/F5-vocab-fp32 1.51 ->
 # 1.27x copy SOL; left to stock by rule 3b) and lost or tied on 18 of 20 other one-tile or 16-bit shapes.  Wide
 # fp32 -> fp8 casts (the static rule's one wave "", twice: the noise; the grid at its launch, X128 w8, then lighter
 # tiles), and the wide odd-C f32 copies and LayerNorm backward that rule 3b's other half leaves to stock.
@@ -437,7 +437,7 @@ DYNAMICFP8_PLAN = {
     **{shape: ["", "XBLOCK=64,num_warps=4", ""] for shape in list(STATICGRID_PLAN)[:4]},
     **{shape: ["", ""] for shape in list(STATICGRID_PLAN)[4:]},
 }
-# The held-out suite (cases.csv, suite "holdout"; 2026-12-01-h200-holdout.csv, seventeenth session) found three kinds
+# The held-out suite (cases.csv, suite "holdout"; 2026-12-01-h200-holdout.csv) found three kinds
 # of site slower fused than stock, none in the corpus the rules were tuned on; each against the launches that might
 # fix it.  Wide 16-bit kernels, a * b + 1 over bf16[8192, 18944] at 0.92x of stock and [4096, 28672] at 1.00x (the
 # persistent X128 R128 w8 tile; 1.42-1.44x copy SOL, while the dynamic N's grid ran them at 1.33-1.34x): the rule's
@@ -529,7 +529,7 @@ RESIDENCY_PLAN = {
                                     (3152, 768, 22, 44), (8192, 1024, 16, 32))},
     ("F3-layernorm-backward", "fp32", 4096, 30522): ["", "R0_BLOCK=32", "XBLOCK=64,R0_BLOCK=32,num_warps=4", ""],
 }
-# Cache hints (nineteenth session): the loads without Inductor's evict_first hint (looped kernels only: the persistent
+# Cache hints (2026-12-01): the loads without Inductor's evict_first hint (looped kernels only: the persistent
 # kernel has none) and the output stores as streaming stores, on corpus cases >= 8 MB of each launch kind; the
 # heuristic's launch first and last (the run's noise).
 HINT_LOOPED = [
