@@ -29,19 +29,25 @@ if torch.__version__.split("+")[0] != SUPPORTED_TORCH:
 from . import _torch_private, config  # noqa: E402
 from .choices import ReductionTransposeChoices  # noqa: E402
 from .codegen.cuda_combined_scheduling import ReductionTransposeCUDACombinedScheduling  # noqa: E402
-from .fx_passes.reduction_transpose import ReductionTransposePass  # noqa: E402
+from .fx_passes.reduction_transpose import ConfigCheckPass, ReductionTransposePass  # noqa: E402
 from .runtime.triton_heuristics import RowTileGrid  # noqa: E402
 from .scheduler import may_join_combo_kernel  # noqa: E402
 
 
 def install() -> None:
-    """Register the config entries, the log, the choices handler, the CUDA backend, the combo-kernel filter and the
-    grid of one program per row tile.  Idempotent; runs at import."""
+    """Register the config entries, the log, the choices handler, the CUDA backend, the CPU backend's check of the
+    switches, the combo-kernel filter and the grid of one program per row tile.  Idempotent; runs at import.
+
+    Raises:
+        ValueError: if an environment variable of :mod:`.config` has a value its check refuses.
+    """
     config.register()
     _torch_private.register_log(__name__)  # TORCH_LOGS=reduction_transpose_fusion
     _torch_private.install_choices(ReductionTransposeChoices)
     _torch_private.register_cuda_backend(ReductionTransposeCUDACombinedScheduling,
                                          ReductionTransposePass(ReductionTransposeChoices))
+    # the switches are checked for CPU graphs too (a stock CPU backend has no custom pass; another's is kept)
+    _torch_private.register_device_pass("cpu", ConfigCheckPass())
     _torch_private.filter_combo_kernel_groups(may_join_combo_kernel)
     _torch_private.register_grid_type(RowTileGrid)
 

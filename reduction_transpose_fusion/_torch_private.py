@@ -46,7 +46,8 @@ version, because each item below is an unversioned internal that has changed bet
 
 Everything else the package uses is an extension point that Inductor documents for out-of-tree use:
 ``InductorChoices`` / ``config.inductor_choices_class``, ``register_backend_for_device`` and its
-``device_custom_pass`` (a ``CustomGraphModulePass``), and ``TritonScheduling.kernel_type``.
+``device_custom_pass`` (a ``CustomGraphModulePass``; the CPU backend gets one too, which only checks the switches:
+:func:`register_device_pass`), and ``TritonScheduling.kernel_type``.
 """
 
 from __future__ import annotations
@@ -105,6 +106,8 @@ __all__ = [
     "install_choices",
     "register_config_entry",
     "register_cuda_backend",
+    "register_device_pass",
+    "graph_devices",
     "register_grid_type",
     "register_log",
     "peers_var",
@@ -121,32 +124,36 @@ def register_config_entry(name: str, default: Any, env: str) -> None:
     The entry then works with ``config.patch``, ``torch.compile(options=...)`` and joins the FX-graph and
     AOTAutograd cache keys (both hash ``config.save_config_portable()``, which walks ``_config``).
 
-    ``_ConfigEntry`` only parses bool and str environment variables (``_config_module.py:326``); for other types
-    we parse ``env`` ourselves and store it as the entry's environment default, which has the same precedence
-    (below ``config.x = ...`` and ``patch``, above the default).
+    The entry's type is ``object``: ``torch.compile(options=...)`` checks ``isinstance(value, config.get_type(name))``
+    (``torch/__init__.py:2450``) with its own message, and would refuse ``1`` for a bool switch; with ``object`` every
+    value reaches the package's own check (``config.validate``), one message whatever way it was set.
 
-    Raises:
-        ValueError: if ``env`` is set to a value that does not parse as ``type(default)``.
+    ``_ConfigEntry`` only parses bool and str environment variables (``_config_module.py:326``); we parse ``env``
+    ourselves (:func:`_parse_env`) and store it as the entry's environment default, which has the same precedence
+    (below ``config.x = ...`` and ``patch``, above the default).  Nothing is checked here: ``config.register``
+    validates the value and names ``env`` in its error.
     """
     if name in inductor_config._config:
         return  # idempotent: importing twice must not reset a user's override
-    entry = _ConfigEntry(Config(default=default))
+    entry = _ConfigEntry(Config(default=default, value_type=object))
     raw = os.environ.get(env)
     if raw is not None:
-        entry.env_value_default = _parse_env(env, raw, type(default))
+        entry.env_value_default = _parse_env(raw, type(default))
     inductor_config._config[name] = entry
     inductor_config._is_dirty = True  # drop the cached config hash
 
 
-def _parse_env(env: str, raw: str, value_type: type) -> Any:
+def _parse_env(raw: str, value_type: type) -> Any:
+    """``raw`` as ``value_type`` where it parses ("0"/"1" for a bool, decimal for an int), else ``raw`` itself, for
+    the package's check to refuse with the same message as a value set in code."""
     if value_type is bool:
-        if raw not in ("0", "1"):
-            raise ValueError(f"{env}={raw!r}: expected 0 or 1")
-        return raw == "1"
-    try:
-        return value_type(raw)
-    except ValueError as e:
-        raise ValueError(f"{env}={raw!r}: does not parse as {value_type.__name__}") from e
+        return {"0": False, "1": True}.get(raw.strip(), raw)
+    if value_type is int:
+        try:
+            return int(raw)
+        except ValueError:
+            return raw
+    return raw
 
 
 def guard_true(sizevars, expr) -> bool:
@@ -266,6 +273,40 @@ def register_cuda_backend(scheduling_cls: type, device_pass: Any) -> None:
         stock.fx_wrapper_codegen,
         device_custom_pass=device_pass,
     )
+
+
+def register_device_pass(device: str, device_pass: Any) -> bool:
+    """Give ``device``'s stock backend ``device_pass`` as its ``device_custom_pass``, leaving its scheduling and
+    wrappers as they are.  Returns False, changing nothing, where the device already has a custom pass that is not
+    one of ``type(device_pass)`` (another extension's); idempotent.
+
+    Inductor runs a device's custom pass on every post-grad graph with an input or output on that device
+    (``post_grad.py:232``), which is where the package checks its switches for graphs not compiled for CUDA.  The
+    pass's ``uuid`` joins every graph's cache key (``codecache.py:919``).
+    """
+    codegen_common.init_backend_registration()
+    current = codegen_common.get_custom_backend_pass_for_device(device)
+    if current is not None and not isinstance(current, type(device_pass)):
+        return False
+    stock = codegen_common.device_codegens[device]
+    codegen_common.register_backend_for_device(
+        device,
+        stock.scheduling,
+        stock.wrapper_codegen,
+        stock.cpp_wrapper_codegen,
+        stock.fx_wrapper_codegen,
+        device_custom_pass=device_pass,
+        device_custom_config=codegen_common.custom_backend_codegen_configs.get(device),
+    )
+    return True
+
+
+def graph_devices(gm: Any) -> set[str]:
+    """The device types (``"cuda"``, ``"cpu"``) of the graph's inputs and outputs, as Inductor picks the device
+    custom passes to run (``utils.get_all_devices``)."""
+    from torch._inductor.utils import get_all_devices
+
+    return {d.type for d in get_all_devices(gm)}
 
 
 def removed_by_fusion(buffer: str, node_names: set[str]) -> bool:

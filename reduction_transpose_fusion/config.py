@@ -2,7 +2,15 @@
 
 Importing the package adds the entries below, so they work like Inductor's own: ``config.patch(...)``,
 ``torch.compile(options={...})``, the environment variables named here (read once, at import), and the FX-graph /
-AOTAutograd cache keys (a changed value never reuses a compiled graph).
+AOTAutograd cache keys (a changed value never reuses a compiled graph).  The entries exist only once the package is
+imported: before that torch refuses them as it refuses any unknown option (``torch._inductor.config.
+reduction_transpose_fusion does not exist``, ``Unexpected optimization option``), and the environment variables are
+read by nothing.  ``import reduction_transpose_fusion`` first.
+
+Every value is checked in one place, :func:`validate`, with one message an entry, however it was set: at import for
+the environment variables (the message then names the variable), and at every compile for values set in code
+(``config.x = ...``, ``config.patch``, ``options=``), for graphs compiled for CUDA or the CPU, with the fusion on or
+off (the package's device passes call it; a repeated check of unchanged values is one tuple comparison).
 
 Read them at call time through :func:`enabled`, :func:`min_bytes` and :func:`launch_override`, never by caching a
 value, so that ``config.patch`` in tests and user code takes effect.
@@ -11,6 +19,7 @@ value, so that ``config.patch`` in tests and user code takes effect.
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
 
 import torch._inductor.config as inductor_config
@@ -86,9 +95,44 @@ _LAUNCH_ITEM = re.compile(r"^\s*(\w+)\s*=\s*(\d+)\s*$", re.ASCII)
 
 
 def register() -> None:
-    """Add every entry of :data:`ENTRIES` to ``torch._inductor.config``.  Idempotent."""
+    """Add every entry of :data:`ENTRIES` to ``torch._inductor.config`` and check the values set by environment
+    variables.  Idempotent.
+
+    Raises:
+        ValueError: ``"<ENV>='<raw>': <the entry's message>"`` for an environment variable whose value
+            :func:`validate` would refuse (``TORCHINDUCTOR_REDUCTION_TRANSPOSE_FUSION_MIN_BYTES=-1`` or ``=8k``, a
+            launch override with an unknown key).
+    """
     for e in ENTRIES:
         _torch_private.register_config_entry(e.name, e.default, e.env)
+    for e in ENTRIES:
+        raw = os.environ.get(e.env)
+        if raw is None:
+            continue
+        try:
+            _CHECKS[e.name](getattr(inductor_config, e.name))
+        except ValueError as err:
+            raise ValueError(f"{e.env}={raw!r}: {err}") from None
+
+
+def validate() -> None:
+    """Check the current value of every entry (:func:`enabled`, :func:`min_bytes`, :func:`profitability`,
+    :func:`launch_override`): the one check, run at every compile whatever the flag and the device.  Values that
+    passed stay passed: a call with the same values (and types) as the last valid ones returns at once.
+
+    Raises:
+        ValueError: the first entry's message, as its reader raises it.
+    """
+    global _last_valid
+    values = tuple((type(v), v) for v in (getattr(inductor_config, e.name) for e in ENTRIES))
+    if values == _last_valid:
+        return
+    for e in ENTRIES:
+        _CHECKS[e.name](getattr(inductor_config, e.name))
+    _last_valid = values
+
+
+_last_valid: tuple = ()
 
 
 def enabled() -> bool:
@@ -107,7 +151,10 @@ def min_bytes() -> int:
     Raises:
         ValueError: if it is negative or not an int.
     """
-    value = inductor_config.reduction_transpose_fusion_min_bytes
+    return _check_min_bytes(inductor_config.reduction_transpose_fusion_min_bytes)
+
+
+def _check_min_bytes(value) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or value < 0:
         raise ValueError(f"reduction_transpose_fusion_min_bytes must be an int >= 0, got {value!r}")
     return value
@@ -123,7 +170,10 @@ def profitability() -> bool:
 
 
 def _switch(name: str) -> bool:
-    value = getattr(inductor_config, name)
+    return _check_switch(name, getattr(inductor_config, name))
+
+
+def _check_switch(name: str, value) -> bool:
     if type(value) not in (bool, int) or value not in (0, 1):  # a string such as "0" would be true
         raise ValueError(f"{name} must be True or False (or 1 or 0), got {value!r}")
     return bool(value)
@@ -141,12 +191,15 @@ def launch_override() -> dict[str, int]:
             ``num_warps`` that is not a power of two up to 32 (Triton needs a power of two; CUDA allows 1024 threads a
             block), an ``XBLOCK`` or ``R0_BLOCK`` that is not a power of two of at least 2 (Inductor takes a fixed
             block of 1 for a dimension of one element and drops its mask, ``_has_constant_mask``,
-            ``codegen/triton.py:5884``: the rows past N would be read and written; found by the fresh-user review,
-            2026-11-30), an ``RSPLIT`` past CUDA's grid x limit, or a ``FINISH_GROUP`` that is not
-            a multiple of 16 (``FINISH_CHUNK``).  The tile's size is checked with the heuristic's blocks, when a site
-            fuses (``launch_config``).
+            ``codegen/triton.py:5884``: the rows past N would be read and written; 2026-11-30), an ``RSPLIT`` past
+            CUDA's grid x limit, or a ``FINISH_GROUP`` that is not a multiple of 16 (``FINISH_CHUNK``).  The tile's
+            size and the workspace an ``RSPLIT`` needs are checked with the heuristic's blocks, when a site fuses
+            (``launch_config``).
     """
-    text = inductor_config.reduction_transpose_fusion_launch_config
+    return _parse_launch_override(inductor_config.reduction_transpose_fusion_launch_config)
+
+
+def _parse_launch_override(text) -> dict[str, int]:
     if not isinstance(text, str):
         raise ValueError(f"reduction_transpose_fusion_launch_config must be a string, got {text!r}")
     out: dict[str, int] = {}
@@ -177,3 +230,14 @@ def launch_override() -> dict[str, int]:
         raise ValueError(f"reduction_transpose_fusion_launch_config: FINISH_GROUP={out['FINISH_GROUP']} is not a "
                          f"multiple of {FINISH_CHUNK}")
     return out
+
+
+# The check of each entry, from its value: the readers above and validate() call these, so each entry has one message
+_CHECKS = {
+    "reduction_transpose_fusion": lambda value: _check_switch("reduction_transpose_fusion", value),
+    "reduction_transpose_fusion_min_bytes": _check_min_bytes,
+    "reduction_transpose_fusion_profitability":
+        lambda value: _check_switch("reduction_transpose_fusion_profitability", value),
+    "reduction_transpose_fusion_launch_config": _parse_launch_override,
+}
+assert _CHECKS.keys() == {e.name for e in ENTRIES}

@@ -13,7 +13,8 @@ are read by :class:`reduction_transpose_fusion.choices.ReductionTransposeChoices
 kernel creation (launch configuration).
 
 It runs as the CUDA backend's ``device_custom_pass`` (``fx_passes/post_grad.py:232``), so its :meth:`uuid`, which
-hashes the package's source files, joins the FX-graph cache key.
+hashes the package's source files, joins the FX-graph cache key.  :class:`ConfigCheckPass`, the CPU backend's, only
+checks the switches and marks nothing.
 """
 
 from __future__ import annotations
@@ -126,7 +127,8 @@ class Site:
 
 
 class ReductionTransposePass(CustomGraphModulePass):
-    """The CUDA backend's custom post-grad pass: marks sites when ``config.reduction_transpose_fusion`` is on.
+    """The CUDA backend's custom post-grad pass: checks the switches (:func:`..config.validate`), then marks sites
+    when ``config.reduction_transpose_fusion`` is on.
 
     Args:
         choices_cls: the ``InductorChoices`` subclass that keeps marked reductions unsplit; a site fuses only while
@@ -137,14 +139,31 @@ class ReductionTransposePass(CustomGraphModulePass):
         self.choices_cls = choices_cls
 
     def __call__(self, gm: torch.fx.GraphModule) -> None:
+        config.validate()  # a bad value raises for every graph, with the flag on or off, not only at a site
         if config.enabled():
-            config.min_bytes(), config.launch_override()  # a bad value raises for every graph, not only at a site
             handler = _torch_private.active_choices(self.choices_cls)
             foreign = None if isinstance(handler, self.choices_cls) else type(handler)
             mark_sites(gm.graph, foreign)
 
     def uuid(self) -> bytes:
         """Hash of every source file of the package: changing the package never reuses a compiled graph."""
+        return _package_hash()
+
+
+class ConfigCheckPass(CustomGraphModulePass):
+    """The CPU backend's custom post-grad pass: checks the switches for a graph compiled for the CPU as the CUDA
+    pass does for CUDA graphs (the same errors, whatever the device), and with the fusion on says, once a graph,
+    that it changes nothing there.  It never changes the graph."""
+
+    def __call__(self, gm: torch.fx.GraphModule) -> None:
+        config.validate()
+        if config.enabled() and "cuda" not in _torch_private.graph_devices(gm):  # the CUDA pass handles those
+            log.info("reduction_transpose_fusion is on, but this graph is compiled for %s, not CUDA: the fusion "
+                     "applies to CUDA graphs only, so it changes nothing here",
+                     ", ".join(sorted(_torch_private.graph_devices(gm))))
+
+    def uuid(self) -> bytes:
+        """The package's hash, as the CUDA pass's: the checks are part of the package's code."""
         return _package_hash()
 
 

@@ -8,6 +8,7 @@ import pytest
 import torch
 import torch._inductor.config as inductor_config
 from torch._inductor.codecache import compiled_fx_graph_hash
+from torch._inductor.compile_fx import compile_fx
 from torch.fx.experimental.proxy_tensor import make_fx
 
 from reduction_transpose_fusion import config
@@ -39,7 +40,89 @@ def test_environment_variables_set_the_defaults():
 def test_a_bad_environment_value_is_a_clear_error():
     out = run_python("import reduction_transpose_fusion", TORCHINDUCTOR_REDUCTION_TRANSPOSE_FUSION_MIN_BYTES="64MB")
     assert out.returncode != 0
-    assert "TORCHINDUCTOR_REDUCTION_TRANSPOSE_FUSION_MIN_BYTES='64MB': does not parse as int" in out.stderr
+    assert ("TORCHINDUCTOR_REDUCTION_TRANSPOSE_FUSION_MIN_BYTES='64MB': reduction_transpose_fusion_min_bytes must be "
+            "an int >= 0, got '64MB'") in out.stderr
+
+
+# (entry, environment value, value set in code): each bad value has one message, however it was set
+BAD_VALUES = [
+    ("reduction_transpose_fusion_min_bytes", "-1", -1),
+    ("reduction_transpose_fusion_min_bytes", "8k", "8k"),
+    ("reduction_transpose_fusion_launch_config", "FOO=1", "FOO=1"),
+    ("reduction_transpose_fusion", "yes", "yes"),
+    ("reduction_transpose_fusion_profitability", "2", "2"),
+]
+
+
+def _message(name, value) -> str:
+    """The message ``config.validate`` gives for ``name = value`` set in code."""
+    with inductor_config.patch({name: value}):
+        with pytest.raises(ValueError) as err:
+            config.validate()
+    return str(err.value)
+
+
+@pytest.mark.parametrize("name,raw,value", BAD_VALUES)
+def test_every_bad_environment_value_fails_the_import_with_the_message_of_the_same_value_set_in_code(name, raw, value):
+    env = next(e.env for e in config.ENTRIES if e.name == name)
+    out = run_python("import reduction_transpose_fusion", **{env: raw})
+    assert out.returncode != 0
+    assert f"ValueError: {env}={raw!r}: {_message(name, value)}" in out.stderr, out.stderr[-2000:]
+
+
+def test_good_environment_values_pass_the_import_check():
+    out = run_python(
+        "import reduction_transpose_fusion, torch._inductor.config as c;"
+        "print(c.reduction_transpose_fusion_profitability, repr(c.reduction_transpose_fusion_launch_config))",
+        TORCHINDUCTOR_REDUCTION_TRANSPOSE_FUSION_PROFITABILITY="0",
+        TORCHINDUCTOR_REDUCTION_TRANSPOSE_FUSION_LAUNCH_CONFIG="XBLOCK=32",
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split() == ["False", "'XBLOCK=32'"]
+
+
+def _compile_for(device: str, **options):
+    """Compile a graph with no site for ``device`` ("cuda": the fake H200's codegen; "cpu": Inductor's C++)."""
+    fn = lambda x: (x * 2).sum(1)  # noqa: E731
+    if device == "cuda":
+        return interpret.generate(fn, interpret.fake_inputs(((64, 64), torch.float32)), **options)
+    x = torch.randn(8, 8)
+    with inductor_config.patch(options):
+        return compile_fx(make_fx(fn)(x), [x])
+
+
+@pytest.mark.parametrize("name,raw,value", BAD_VALUES)
+@pytest.mark.parametrize("device", ["cuda", "cpu"])
+@pytest.mark.parametrize("flag", [True, False])
+def test_a_bad_value_set_in_code_fails_every_compile_on_either_device_with_the_flag_on_or_off(name, raw, value,
+                                                                                            device, flag):
+    options = {"reduction_transpose_fusion": flag, name: value}
+    with pytest.raises(Exception) as err:
+        _compile_for(device, **options)
+    assert _message(name, value) in str(err.value)
+
+
+@pytest.mark.parametrize("value", [1, 0, True, False])
+def test_the_documented_switch_spellings_work_through_torch_compile_options(value):
+    fn = torch.compile(lambda x: x, options={"reduction_transpose_fusion": value,
+                                              "reduction_transpose_fusion_profitability": value})
+    assert fn is not None  # torch's own type check used to refuse 1 and 0 here
+
+
+def test_a_bad_value_in_torch_compile_options_gets_the_package_message():
+    fn = torch.compile(lambda x: x + 1, options={"reduction_transpose_fusion": "yes"})
+    with pytest.raises(Exception) as err:
+        fn(torch.randn(4))
+    assert _message("reduction_transpose_fusion", "yes") in str(err.value)
+
+
+def test_the_flag_on_for_a_cpu_graph_logs_that_it_changes_nothing(decisions):
+    _compile_for("cpu", reduction_transpose_fusion=True)
+    assert decisions == ["reduction_transpose_fusion is on, but this graph is compiled for cpu, not CUDA: the fusion "
+                         "applies to CUDA graphs only, so it changes nothing here"]
+    decisions.clear()
+    _compile_for("cpu", reduction_transpose_fusion=False)
+    assert decisions == []
 
 
 def test_bad_values_raise():
@@ -51,7 +134,7 @@ def test_bad_values_raise():
             config.launch_override()
     for switch, read in (("reduction_transpose_fusion", config.enabled),
                          ("reduction_transpose_fusion_profitability", config.profitability)):
-        with inductor_config.patch(switch, "0"):  # would be true as bool("0") (fresh-user review, 2026-11-30)
+        with inductor_config.patch(switch, "0"):  # would be true as bool("0") (2026-11-30)
             with pytest.raises(ValueError, match=rf"{switch} must be True or False \(or 1 or 0\), got '0'"):
                 read()
         for value in (0, 1):
@@ -62,7 +145,7 @@ def test_bad_values_raise():
 @pytest.mark.parametrize("option", [dict(reduction_transpose_fusion_min_bytes=-1),
                                     dict(reduction_transpose_fusion_launch_config="WARPS=4")])
 def test_a_bad_value_fails_any_graph_that_compiles_with_the_flag_on(option):
-    """Not only graphs with a site: a graph without one used to compile silently (fresh-user review, 2026-11-30)."""
+    """Not only graphs with a site: a graph without one used to compile silently (2026-11-30)."""
     with pytest.raises(Exception, match="min_bytes must be an int|WARPS=4"):
         interpret.generate(lambda x: (x * 2).sum(1), interpret.fake_inputs(((64, 64), torch.float32)),
                            reduction_transpose_fusion=True, **option)
@@ -72,7 +155,7 @@ def test_a_bad_value_fails_any_graph_that_compiles_with_the_flag_on(option):
     ("num_warps=3", "num_warps=3 is not a power of two"),
     ("num_warps=64", "num_warps=64 is not a power of two from 1 to 32"),
     ("R0_BLOCK=48", "R0_BLOCK=48 is not a power of two"),
-    # Inductor drops the mask of a fixed block of 1: rows past N were read and written (fresh-user review)
+    # Inductor drops the mask of a fixed block of 1: rows past N were read and written
     ("XBLOCK=1", "XBLOCK=1 is not a power of two of at least 2"),
     ("R0_BLOCK=1", "R0_BLOCK=1 is not a power of two of at least 2"),
     (f"RSPLIT={2**31}", "grid x limit"),
