@@ -241,14 +241,35 @@ def _unpaired(graph: torch.fx.Graph, sites: list[Site]) -> list[tuple[str, str]]
                    "e.g. prod, var or max with indices, are not matched)")
         elif n.op == "call_function" and n.target in REDUCTIONS:
             u, why = _leading_dim_operand(n)
-            why = ("no transposed contiguous copy clone(permute(v)) of the same tensor (not matched: a copy with a "
-                   "cast or pointwise op between the permute and the clone, or written another way, e.g. copy_ "
-                   "into a new buffer; a transposed view passed to a matmul is no copy)") if u is not None else why
+            if u is not None:
+                why = _transposed_view(graph, u) or (
+                    "no transposed contiguous copy clone(permute(v)) of the same tensor (not matched: a copy with a "
+                    "cast or pointwise op between the permute and the clone, or written another way, e.g. copy_ "
+                    "into a new buffer; a transposed view passed to a matmul is no copy)")
             if why.startswith(_NOT_LEADING):
                 why = ""  # a row or middle-dim reduction: not a candidate at all
         if why:
             out.append((_describe(n), why))
     return out
+
+
+def _transposed_view(graph: torch.fx.Graph, u: torch.fx.Node) -> str:
+    """Why a reduction of ``u`` has no transposed copy when the graph transposes a tensor ``u`` is computed from
+    and that transpose is a view: ``x.t()`` of an ``x [N, C]`` with N = 1 or C = 1 is already contiguous, so
+    ``.contiguous()`` is a no-op and the graph holds ``permute`` with no ``clone``.  "" where no such view is found."""
+    numel = _numel(u)
+    leaves = set(_producers(u, numel)[0])
+    for n in graph.nodes:
+        if n.op != "call_function" or n.target is not aten.permute.default:
+            continue
+        v = n.args[0]
+        if not isinstance(v, torch.fx.Node) or "val" not in v.meta or len(_shape(v)) != 2:
+            continue
+        if any(_known_eq(d, 1) for d in _shape(v)) and leaves & set(_producers(v, numel)[0]):
+            rows, cols = _shape(v)
+            return (f"the transposed copy of the [{rows}, {cols}] tensor is a view: with a dim of size 1, x.t() is "
+                    "already contiguous, so .contiguous() copies nothing and there is no copy to fuse")
+    return ""
 
 
 def _describe(n: torch.fx.Node) -> str:
@@ -324,7 +345,7 @@ def skip_reason(site: Site, row_tiles: bool = False, reductions: int = 1) -> Opt
         return ("a full-size input of the site is a scan's output (cumsum, ...): Inductor would put the unsplit "
                 "reduction in its split-scan kernel, which cannot hold a reduction")
     if site.nbytes == 0:
-        return "empty tensor (N * C == 0)"
+        return EMPTY
     if site.result_reader:
         return (f"its result is read by the full-size {site.result_reader} (a scale or a centering): one kernel "
                 "would need a grid barrier between a reduction pass and a second pass over x, measured at half of "
@@ -667,6 +688,7 @@ def _transposed_copy(node: torch.fx.Node) -> tuple[Optional[torch.fx.Node], str]
 
 
 _NOT_LEADING = "reduces dims"
+EMPTY = "empty tensor (N * C == 0)"  # the reason for a site and for a reduction of no elements alike
 
 
 def _leading_dim_operand(red: torch.fx.Node) -> tuple[Optional[torch.fx.Node], str]:
@@ -680,6 +702,8 @@ def _leading_dim_operand(red: torch.fx.Node) -> tuple[Optional[torch.fx.Node], s
         return None, f"{_NOT_LEADING} {dims} of a {ndim}-d tensor"
     if sorted(d % ndim for d in dims) != list(range(ndim - 1)):
         return None, f"{_NOT_LEADING} {list(dims)} are not all leading dims of a {ndim}-d tensor"
+    if _known_eq(_numel(u), 0):  # before the layout: an empty tensor's strides say nothing
+        return None, EMPTY
     if not _row_major(u):
         return None, "operand is not row-major"
     return u, ""
