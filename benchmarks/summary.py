@@ -1,8 +1,8 @@
-"""The issue-3 targets, computed from a corpus CSV written by :mod:`benchmarks.run`.
+"""The corpus targets, computed from a corpus CSV written by :mod:`benchmarks.run`.
 
     python -m benchmarks.summary benchmarks/results/<date>-h200-corpus.csv
 
-The large-case targets are over every case of 8 MB or more, fused or left to stock by the rules (the issue's
+The large-case targets are over every case of 8 MB or more, fused or left to stock by the rules (the targets'
 definition); a case counts as fused when its decision log says "fused" (the gate and the profitability rules let it fuse);
 ratios are of medians from one run: fused/SOL = fused_ms / copy_sol_ms, speedup = stock_ms / fused_ms.  The
 "ceiling" lines give the speedup a fused kernel running exactly at the copy SOL would have (stock_ms / copy_sol_ms):
@@ -18,7 +18,7 @@ import argparse
 import numpy as np
 import pandas as pd
 
-LARGE_MB = 8  # the issue's split between large and small inputs, in MB (10**6 bytes)
+LARGE_MB = 8  # the targets' split between large and small inputs, in MB (10**6 bytes)
 
 
 def geomean(values: pd.Series) -> float:

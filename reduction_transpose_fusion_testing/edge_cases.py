@@ -1,4 +1,4 @@
-"""Graphs at the edges of what the site pass accepts (issue 4), shared by the CPU and the GPU hardening tests.
+"""Graphs at the edges of what the site pass accepts, shared by the CPU and the GPU hardening tests.
 
 Each takes CPU or CUDA tensors and returns a tuple; which outputs are transposed copies is said at the use.
 """

@@ -1,4 +1,5 @@
-"""The pattern families F1–F5 of the core issue, as functions plus input makers, shared by tests and benchmarks.
+"""The pattern families F1–F6 (transposed copies beside leading-dim reductions), as functions plus input makers,
+shared by tests and benchmarks.
 
 Each :class:`Case` is ``fn(*inputs)`` with inputs made by :meth:`Case.inputs` for a ``[rows, cols]`` problem: the
 transposed tensor is ``[rows, cols]`` (``[B, T, cols]`` with ``B * T == rows`` for F4) in ``dtype``.  Outputs are

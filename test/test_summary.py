@@ -1,4 +1,4 @@
-"""The issue-3 figures that benchmarks/summary.py computes from a corpus CSV."""
+"""The corpus target figures that benchmarks/summary.py computes from a corpus CSV."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ def corpus(**overrides) -> pd.DataFrame:
 
 
 def test_large_targets_count_every_case_of_8_mb_or_more():
-    """The issue's targets are over every case >= 8 MB; one the rules leave to stock counts with its stock time."""
+    """The targets are over every case >= 8 MB; one the rules leave to stock counts with its stock time."""
     s = summarize(corpus())
     assert s["fused cases"] == "3 of 4; 2 of the 3 of 8 MB or more"
     assert s["large: fused/SOL geomean (target <= 1.05)"] == pytest.approx((1.10 * 1.20 * 2.5) ** (1 / 3), abs=1e-3)

@@ -180,7 +180,7 @@ class ReductionTransposeTritonKernel(TritonKernel):
             return super().init_cooperative_reduction_mask()
         # rsplit_arange and rsplit_mask come with the ticket (_ticket_code), and only for Inductor's own peers load:
         # the [XBLOCK, RSPLIT] mask of a one-tile launch with thousands of programs a column block would exceed
-        # Triton's 2**20 elements a tensor (found by the fresh-user review, 2026-11-30)
+        # Triton's 2**20 elements a tensor (found by a review, 2026-11-30)
 
     def guard_cooperative_store(self, name, buffer):
         if not self.last_block_finish:

@@ -198,7 +198,7 @@ FINISH_GROUP = 64
 # so that the two-level finish reads at most FINISH_GROUP words a column at each level (measured up to RSPLIT 512; a
 # tall, narrow tensor such as f32[12582912, 2] would give RSPLIT 196608 and a finisher reading 3072 group words), and
 # only with a static N: a dynamic N gets the looped one-tile kernel (133-175 registers against 63-66; not measured),
-# so it keeps one wave (fresh-user review, 2026-11-30).
+# so it keeps one wave (review, 2026-11-30).
 MAX_ONE_TILE_RSPLIT = FINISH_GROUP * FINISH_GROUP
 # Looped kernels with small tiles (at most 16 elements a thread: a heavy producer's, or two reductions with odd C and
 # N) whose full-size tensors are all 16-bit prefetch the next row tile into registers (codegen/triton.py,
@@ -263,7 +263,7 @@ HALF_SCALAR_COPY_TILES_PER_PROGRAM = 1
 # output (the f32 -> fp8 cast of [4095, 3072] 12% slower, of [8191, 1000] 16% faster) or a heavy producer (GELU
 # backward f32[8191, 1024]: 3% faster, not swept further).  Only where it was measured: static C and N, off the wide
 # path, not a narrow C (whose own rule, above, gives several row tiles a program), and 65-193 row tiles, so at most
-# ODD_ROWS_F32_MAX_ROW_TILES (a fresh-user review found a million odd rows taking 15626 programs a column block, whose
+# ODD_ROWS_F32_MAX_ROW_TILES (a review found a million odd rows taking 15626 programs a column block, whose
 # two-reduction kernels finish by a ticket with no two-level grouping).
 ODD_ROWS_F32_TILES_PER_PROGRAM = 1
 ODD_ROWS_F32_MAX_ROW_TILES = 256
@@ -319,7 +319,7 @@ DYNAMIC_ROW_TILE_MIN_BYTES = 8 << 20
 FP8_VECTOR_COLS = 16
 # The cast's row tile (R0_BLOCK 128 of 1-byte stores): with no more rows than one tile the grid is one program per
 # column block that still takes the flagged finish (RSPLIT 2 at the hint keeps it), which the wide path's one wave
-# (RSPLIT 1) does not have.  Not measured either way (the runs above had N >= 2048; found by a fresh-user review).
+# (RSPLIT 1) does not have.  Not measured either way (the runs above had N >= 2048; found by a review).
 FP8_GRID_MIN_ROWS = 128
 # With the sizes a dynamic N brings cast to int32 (LaunchConfig.int32_sizes) and the row-tile grid's kernel lighter
 # (no division for its row chunk, no evict_first: codegen/triton.py), the dynamic6 sweep (-sweep-dynamic6.csv, 2026-12-01;
@@ -365,7 +365,7 @@ FP8_GRID_MIN_ROWS = 128
 #   wide path's tile: f32[4096, 30522] (8-byte rows) lost 1.7% with X64 w4 (1.097 -> 1.116), bf16[4096, 30522] was
 #   within 1.1% on either count (bigtile sweep).  Not where the persistent tile grew past R0_BLOCK 128 (a 16-bit N the
 #   partials budget splits in fewer programs than row tiles, N of 130-398): X128 R256 on 4 warps, 256 elements a
-#   thread, compiled to 255 registers and a 552-byte stack for bf16[130, 16896] (ptxas, sm_90a; a fresh-user review).
+#   thread, compiled to 255 registers and a 552-byte stack for bf16[130, 16896] (ptxas, sm_90a; a review).
 # * a narrow C: where one wave's RSPLIT, capped at MAX_RSPLIT, would launch fewer programs than SMs (a C of one or two
 #   column blocks) and there are more row tiles than that, a kernel of one reduction and no heavy producer that the
 #   rules above keep on one wave takes one row tile a program, or the fewest that keep RSPLIT within MAX_ONE_TILE_RSPLIT
@@ -431,11 +431,14 @@ class LaunchConfig:
     # Whether the kernel's output stores are streaming stores, ``cache_modifier='.cs'`` (codegen/triton.py,
     # cache_hints); not a kernel argument.
     stream_stores: bool = False
+    # One line for each launch override whose value this launch does not use as given: "KEY=asked -> used: why"
+    # (:func:`launch_config`, :func:`changed_overrides`); logged by ``choices``; not a kernel argument.
+    notes: tuple[str, ...] = dataclasses.field(default=(), compare=False, repr=False)
 
     def as_dict(self) -> dict[str, int]:
         return {k: v for k, v in dataclasses.asdict(self).items()
                 if k not in ("tiles_per_program", "finish_group", "prefetch", "row_tile_grid", "int32_sizes",
-                             "shift_last_tile", "evict_first", "stream_stores")}
+                             "shift_last_tile", "evict_first", "stream_stores", "notes")}
 
     @property
     def chunked_finish(self) -> bool:
@@ -486,6 +489,7 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
         raise ValueError(f"launch_config needs positive sizes, got cols={cols} rows={rows} num_sms={num_sms} "
                          f"itemsizes {narrowest}..{widest}")
     override = override or {}
+    asked_static_rows, grid_allowed = static_rows, row_tile_grid  # for the override notes
     # the wide fp32 -> fp8 cast takes the row-tile grid, with a static N too (FP8_VECTOR_COLS; ROW_TILE_GRID=0, for
     # a static N: not)
     cast_on_grid = (row_tile_grid and (override.get("ROW_TILE_GRID", 1) or not static_rows) and rows % 2 == 0
@@ -547,6 +551,7 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
     one_tile = tiles_per_program == 1 and "RSPLIT" not in override
     persistent = one_tile and static_rows
     row_tile_grid = one_tile and not static_rows and row_tile_grid
+    budget_rsplit = rsplit  # before the persistent tile, for the override notes
     if persistent:
         rblock, rsplit = _persistent_tile(rows, rsplit, rblock)
     elif row_tile_grid:  # the programs at N's hint; 2 at least, so that the kernel keeps its finish (HAS_RSPLIT)
@@ -567,7 +572,7 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
         raise ValueError(f"XBLOCK x R0_BLOCK = {xblock} x {rblock} = {xblock * rblock} elements exceeds Triton's "
                          f"largest tensor ({TRITON_MAX_TENSOR_NUMEL}); with one row tile a program R0_BLOCK is the "
                          "program's rows, ceil(N / RSPLIT) to the next power of two")
-    return LaunchConfig(
+    launch = LaunchConfig(
         XBLOCK=xblock,
         R0_BLOCK=rblock,
         RSPLIT=rsplit,
@@ -585,6 +590,108 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
             "EVICT_FIRST", rows * cols * moved < NO_EVICT_FIRST_MIN_MOVED_BYTES or (wide and not static_rows))),
         stream_stores=bool(override.get("STREAM_STORES", 0)),
     )
+    check_workspace(launch, rows, cols, widest, reductions, override)
+    notes = _override_notes(override, launch, rows, budget_rsplit, persistent, asked_static_rows, grid_allowed)
+    return dataclasses.replace(launch, notes=notes)
+
+
+def _override_notes(override: dict[str, int], launch: LaunchConfig, rows: int, budget_rsplit: int,
+                    persistent: bool, static_rows: bool, grid_allowed: bool) -> tuple[str, ...]:
+    """"KEY=asked -> used: why" for each key of ``override`` that :func:`launch_config` did not use as given.
+    ``budget_rsplit``: RSPLIT before the persistent tile; ``static_rows``: whether N is static (before
+    ``ROW_TILE_GRID=1`` launched it as a dynamic N); ``grid_allowed``: the ``row_tile_grid`` argument."""
+    tiles = override.get("TILES_PER_PROGRAM", 0)
+    if "RSPLIT" in override:
+        used_tiles, tiles_why = 0, f"RSPLIT={override['RSPLIT']} is given too, and wins"
+    elif persistent or launch.row_tile_grid or not tiles:
+        used_tiles, tiles_why = min(tiles, 1) if tiles else 0, ""
+    else:  # looped row tiles: RSPLIT programs share ceil(N / R0_BLOCK) tiles
+        used_tiles = -(-(-(-rows // launch.R0_BLOCK)) // launch.RSPLIT)
+        tiles_why = (f"RSPLIT={launch.RSPLIT} (at most the partials budget, {MAX_PARTIALS_FRACTION:.0%} of x's "
+                     f"bytes) shares N's {-(-rows // launch.R0_BLOCK)} row tiles of {launch.R0_BLOCK} rows")
+    if not grid_allowed:
+        grid_why = ("this kernel may not take the row-tile grid (partials that are not all flagged fp32 words, the "
+                    "cpp wrapper or AOTInductor; choices logs which)")
+    else:
+        grid_why = (f"the grid is one program per row tile, and this kernel's launch takes {launch.tiles_per_program} "
+                    "row tiles a program (0: one wave); TILES_PER_PROGRAM=1 asks for one")
+    if not static_rows:
+        grid_why = ("ROW_TILE_GRID applies to a static N; a dynamic N takes the grid wherever its rules give one "
+                    "row tile a program")
+    used = {
+        "R0_BLOCK": (launch.R0_BLOCK, f"with one row tile a program (the persistent kernel) the tile is all of a "
+                     f"program's rows, ceil(N / RSPLIT) to a power of two, and RSPLIT={budget_rsplit} (the partials "
+                     f"budget, {MAX_PARTIALS_FRACTION:.0%} of x's bytes, or the override) grows to at least "
+                     "ceil(N / (2 R0_BLOCK)), so RSPLIT is now the programs that get rows"),
+        "TILES_PER_PROGRAM": (used_tiles, tiles_why),
+        "ROW_TILE_GRID": (int(launch.row_tile_grid), grid_why),
+        "PREFETCH": (int(launch.prefetch), "the row-tile grid's kernel has no row loop to prefetch"),
+        "SHIFT_LAST_TILE": (int(launch.shift_last_tile), "only the row-tile grid's kernel has a last tile to shift"),
+        "EVICT_FIRST": (int(launch.evict_first), "the persistent and the row-tile grid's kernels' loads take no "
+                        "evict_first hint"),
+    }
+    return tuple(f"{key}={override[key]} -> {value}: {why}" for key, (value, why) in used.items()
+                 if key in override and value != override[key])
+
+
+# The launch fields an override key sets, for changed_overrides (switches as 0 or 1)
+_OVERRIDE_FIELDS = {"XBLOCK": "XBLOCK", "R0_BLOCK": "R0_BLOCK", "RSPLIT": "RSPLIT", "num_warps": "num_warps",
+                    "num_stages": "num_stages", "TILES_PER_PROGRAM": "tiles_per_program",
+                    "FINISH_GROUP": "finish_group", "PREFETCH": "prefetch", "INT32_SIZES": "int32_sizes",
+                    "SHIFT_LAST_TILE": "shift_last_tile", "ROW_TILE_GRID": "row_tile_grid",
+                    "EVICT_FIRST": "evict_first", "STREAM_STORES": "stream_stores"}
+
+
+def changed_overrides(override: dict[str, int], before: LaunchConfig, after: LaunchConfig, why: str) -> LaunchConfig:
+    """``after`` with a note "KEY=asked -> used: why" added for each key of ``override`` that ``before`` used as
+    given and ``after`` does not (``choices``' own changes to a launch: the grid-barrier cap, the one-wave launch)."""
+    def value(launch, key):
+        return int(getattr(launch, _OVERRIDE_FIELDS[key]))
+
+    notes = [f"{key}={asked} -> {value(after, key)}: {why}" for key, asked in override.items()
+             if value(before, key) == asked != value(after, key)]
+    return dataclasses.replace(after, notes=before.notes + tuple(notes))
+
+
+# The partials and flagged words a launch may take, as a fraction of the bytes of x (its widest full-size tensor).
+# The rules' own launches take at most 4 / (R0_BLOCK x itemsize) of them, one word a column for each row tile (the
+# row-tile grid; 12.5% for 1-byte rows of R0_BLOCK 32, 1.6-3.1% for f32 and 16-bit tiles) and 2% on one wave
+# (MAX_PARTIALS_FRACTION), a reduction; an override's RSPLIT could ask for gigabytes (RSPLIT=100000 on f32[4096,
+# 1024]: 410 MB of words for a 16 MiB input).  Two programs a column block are always allowed (a small N).
+MAX_WORKSPACE_FRACTION = 0.25
+
+
+def workspace_bytes(launch: LaunchConfig, cols: int, widest: int, reductions: int) -> int:
+    """Bytes of the partials (or flagged words, with the two-level finish's group words) the launch needs: one
+    ``max(4, widest)``-byte partial per program, column and reduction; 0 for one program a column block.  (The
+    tickets, a word a column block, are left out.)"""
+    if launch.RSPLIT < 2:
+        return 0
+    group = launch.finish_group
+    groups = -(-launch.RSPLIT // group) if group and launch.RSPLIT > group else 0
+    return (launch.RSPLIT + groups) * cols * max(4, widest) * reductions
+
+
+def check_workspace(launch: LaunchConfig, rows: int, cols: int, widest: int, reductions: int,
+                    override: dict[str, int]) -> None:
+    """Refuse a launch whose partials and semaphore words (:func:`workspace_bytes`) exceed
+    :data:`MAX_WORKSPACE_FRACTION` of the bytes of ``x [rows, cols]`` in its widest dtype, or two programs' partials
+    where that is more.
+
+    Raises:
+        ValueError: naming the bytes, the bound and the launch (with the override, if one set RSPLIT).
+    """
+    need = workspace_bytes(launch, cols, widest, reductions)
+    x_bytes = rows * cols * widest
+    bound = max(int(MAX_WORKSPACE_FRACTION * x_bytes), 2 * cols * max(4, widest) * reductions)
+    if need <= bound:
+        return
+    asked = {k: override[k] for k in ("RSPLIT", "TILES_PER_PROGRAM", "R0_BLOCK") if k in override}
+    source = (f"reduction_transpose_fusion_launch_config asks for {asked}" if asked else
+              "the launch rules chose it (a bug: please report the shape)")
+    raise ValueError(f"the fused launch RSPLIT={launch.RSPLIT} over x [{rows}, {cols}] ({reductions} reduction(s)) "
+                     f"needs {need} bytes of partials and semaphores, over the bound of {bound} bytes "
+                     f"({MAX_WORKSPACE_FRACTION:.0%} of x's {x_bytes} bytes); {source}")
 
 
 def wide_fp8_cast(cols: int, rows: int, narrowest: int, widest: int, reductions: int, num_sms: int) -> bool:
@@ -615,7 +722,7 @@ def _persistent_tile(rows: int, rsplit: int, rblock: int) -> tuple[int, int]:
     ``ceil(N / RSPLIT)`` to the next power of two (Inductor computes it so in the kernel, from RSPLIT); where the
     partials budget capped RSPLIT below ``ceil(N / R0_BLOCK)`` that is more than R0_BLOCK, and RSPLIT then shrinks to
     the programs that get rows.  bf16[8191, 1021]: RSPLIT 81 with 128-row tiles, of which 17 programs a column block
-    got none, becomes RSPLIT 64 (fresh-user review, 2026-11-30).  The tile grows to at most twice ``rblock`` (that
+    got none, becomes RSPLIT 64 (review, 2026-11-30).  The tile grows to at most twice ``rblock`` (that
     case, measured); beyond, RSPLIT passes the budget, which only a small N meets (bf16[129, 17]: one program of 256
     rows, 64 elements a thread, becomes two of 128)."""
     rsplit = max(rsplit, -(-rows // (2 * rblock)))

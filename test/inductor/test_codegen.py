@@ -242,7 +242,7 @@ def test_an_even_one_wave_rsplit_keeps_the_finish_vectorized():
 def test_thousands_of_programs_a_column_block_compile_for_sm90():
     """f32[2100001, 33] (odd C and N: one row tile a program, RSPLIT 32813) and LayerNorm backward over f32[4200001, 33]
     (two tiles a program, the ticket): the last-program finish must not build an [XBLOCK, RSPLIT] mask, which Triton
-    refuses past 2**20 elements (found by the fresh-user review, 2026-11-30: a compile error, not a fallback)."""
+    refuses past 2**20 elements (found by a review, 2026-11-30: a compile error, not a fallback)."""
     kernels = {}
     for label, fn, rows in (("sum", families.f1_t, 2100001), ("layernorm", families.f3_layernorm_backward, 4200001)):
         specs = [((rows, 33), torch.float32)] * (2 if label == "layernorm" else 1)
@@ -263,7 +263,7 @@ def test_a_reduction_read_in_a_later_loop_keeps_the_grid_barrier_on_a_resident_g
 
 def test_a_grid_barrier_kernels_rsplit_above_32_is_even():
     """bf16[8192, 256]: 4 column blocks, so one program per SM over them is RSPLIT 33, whose finish loads its partials
-    as scalars (195 registers against 128 at 32, ptxas; a fresh-user review): rounded down as one wave's is."""
+    as scalars (195 registers against 128 at 32, ptxas; a review): rounded down as one wave's is."""
     src = interpret.generate(reads_its_own_sum, interpret.fake_inputs(((8192, 256), torch.bfloat16)), **ON)
     (kernel,) = interpret.kernel_sources(src).values()
     assert "x_grid_barrier" in kernel and fixed_launch(kernel)["RSPLIT"] == 32
@@ -378,7 +378,7 @@ def test_the_wide_fp8_cast_keeps_its_row_mask():
 
 @pytest.mark.parametrize("cols,xblock,warps", [(30522, 128, 8), (32000, 64, 4)])
 def test_a_static_n_puts_the_wide_fp32_to_fp8_cast_on_the_row_tile_grid(cols, xblock, warps):
-    """The wide fp32 -> fp8 cast, left to stock with N static until the sixteenth session (rule 3b: 0.99x fused on
+    """The wide fp32 -> fp8 cast, left to stock with N static until 2026-12-01 (rule 3b: 0.99x fused on
     one wave), now fuses with the default flags onto one program per row tile (1.18x faster than stock for
     [4096, 30522], sweeps/2026-12-01-h200-sweep-staticgrid.csv), with the plain X64 tile on 4 warps where the fp8
     rows are 16-byte aligned; the 1-byte kernel keeps its row mask (no shifted tile)."""
@@ -514,7 +514,7 @@ def test_last_program_finish_kernels_do_not_share_the_grid_barriers_semaphores()
     """Inductor's grid barrier leaves its semaphore words at 0x80000000, not 0 (it flips bit 31); a ticket or flagged
     words on the same buffer after it would never see its count or would read a stale word as a partial.  The
     barrier kernel keeps Inductor's ``semaphores_cuda_0``; the last-program-finish kernels get their own buffer,
-    zeroed once per call like it (found by the fresh-user review, 2026-11-30)."""
+    zeroed once per call like it (found by a review, 2026-11-30)."""
     src = interpret.generate(barrier_then_fused, interpret.fake_inputs(((1000, 2560), torch.float32),
                                                                        ((2111, 33), torch.float32)), **ON)
     kernels = interpret.kernel_sources(src)
@@ -531,7 +531,7 @@ def test_last_program_finish_kernels_do_not_share_the_grid_barriers_semaphores()
 @pytest.mark.parametrize("dynamic", [(), (1,)], ids=["static", "dynamic-C"])
 def test_more_column_blocks_than_the_grid_y_limit_keep_inductors_own_launch(rows, cols, dynamic):
     """65625 or 65626 column blocks of the fused launch would exceed CUDA's gridDim.y of 65535 (found by the
-    fresh-user review, 2026-11-30): the kernel keeps Inductor's launch of the unsplit reduction, whose grid puts the
+    review, 2026-11-30): the kernel keeps Inductor's launch of the unsplit reduction, whose grid puts the
     column blocks in dim 0.  A dynamic C whose hint is that large too (a smaller one fuses under a guard on C)."""
     src = interpret.generate(families.f1_t, interpret.fake_inputs(((rows, cols), torch.bfloat16), dynamic=dynamic),
                              **ON)
@@ -602,7 +602,7 @@ def test_cache_hints_touch_only_input_loads_and_output_stores():
     streamed = cache_hints(kernel, stream_stores=True)
     assert "tl.store(out_ptr0 + (r0_1 + 64*x0), tmp1, None, cache_modifier='.cs')" in streamed
     assert streamed.count("cache_modifier") == 1
-    # an input Inductor overwrites in place (in_out_ptr) is a full-size input and output too (fresh-user review)
+    # an input Inductor overwrites in place (in_out_ptr) is a full-size input and output too (review)
     in_place = kernel.replace("in_ptr0", "in_out_ptr0").replace("tl.store(out_ptr0", "tl.store(in_out_ptr0")
     assert "tl.load(in_out_ptr0 + (x0 + 64*r0_1), None)" in cache_hints(in_place, evict_first=False)
     assert "tl.store(in_out_ptr0 + (r0_1 + 64*x0), tmp1, None, cache_modifier='.cs')" in cache_hints(
@@ -642,7 +642,7 @@ def test_loops_the_prefetch_cannot_rewrite_are_left_alone(second):
 
 def test_block_pointers_are_left_to_stock():
     """Inductor's block pointers (triton.use_block_ptr) start every program of a cooperative row split at row 0, and
-    the loop advances them with tl.advance (fresh-user review, 2026-11-30: wrong transposed copies with RSPLIT > 1,
+    the loop advances them with tl.advance (review, 2026-11-30: wrong transposed copies with RSPLIT > 1,
     and with the prefetch a stale tile): such sites are left to stock, which splits the reduction."""
     with decision_log() as decisions:
         on = generate("F2-gelu-backward", "bf16", **ON, **{"triton.use_block_ptr": True})
@@ -706,7 +706,7 @@ def test_the_wider_persistent_tile_compiles_without_spills():
 def test_the_logged_persistent_tile_is_the_one_the_kernel_computes(rows, cols):
     """The persistent kernel computes its R0_BLOCK from RSPLIT (``next_power_of_2(ceil(N / RSPLIT))``).  Where the
     partials budget capped RSPLIT that was twice the logged R0_BLOCK and 17 of 81 programs a column block got no rows
-    (bf16[8191, 1021] and [8191, 4096]; fresh-user review, 2026-11-30); the log and the launch now agree."""
+    (bf16[8191, 1021] and [8191, 4096]; review, 2026-11-30); the log and the launch now agree."""
     with decision_log() as records:
         src = generate("F1-t", "fp32" if cols == 3067 else "bf16", rows, cols, **ON)
     (kernel,) = interpret.kernel_sources(src).values()

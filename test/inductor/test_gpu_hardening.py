@@ -1,4 +1,4 @@
-"""Hardening on a real GPU (run on the H200; skipped elsewhere): the torch.compile paths of issue 4.
+"""Hardening on a real GPU (run on the H200; skipped elsewhere): the torch.compile paths at the edges.
 
 Dynamic shapes through dynamo (recompile counts), > 2³¹ elements, tiny / empty / edge graphs, NaN / Inf, deterministic
 mode, the on-disk caches across processes, parallel compile workers, compile modes (CUDA graphs, max-autotune,

@@ -111,7 +111,7 @@ def test_split_reductions_off_leaves_sites_to_stock():
 def test_wide_fp8_casts_without_the_row_tile_grid_stay_stock():
     """Stock does not split once C >= 64 * SMs (8448 on the H200), so fusing only changes the tile.  A scaled fp8
     cast with rows not 8-byte aligned measured no faster fused unless its kernel launches one program per row tile;
-    plain copies of 4-byte elements in such rows were left to stock too until the sixteenth session, and now fuse
+    plain copies of 4-byte elements in such rows were left to stock too until 2026-12-01, and now fuse
     (1.11-1.35x faster with N static or dynamic; LayerNorm backward over them a tie with N static, 1.10-1.12x
     faster with N dynamic: sweeps/2026-12-01-h200-sweep-{staticgrid,dynamicfp8}.csv)."""
     copy = site(1024, 50257, dtype=torch.float32)

@@ -253,7 +253,7 @@ def test_a_narrow_c_takes_row_tiles_where_one_wave_would_leave_sms_idle(cols, ro
 
 
 def test_the_narrow_c_rule_leaves_heavy_and_multi_reduction_kernels_on_one_wave_and_never_starves_a_dynamic_n():
-    """A fresh-user review: the rule was measured on copies, a * b + 1 and an fp8 cast (one reduction, no heavy
+    """A review: the rule was measured on copies, a * b + 1 and an fp8 cast (one reduction, no heavy
     producer); with a dynamic N and no row-tile grid its one tile a program had become 4 looped ones (34 programs
     for bf16[17000, 8], fewer than one wave's 64)."""
     assert th.launch_config(8, 17000, 2, 2, H200_SMS).tiles_per_program == 1
@@ -267,7 +267,7 @@ def test_the_narrow_c_rule_leaves_heavy_and_multi_reduction_kernels_on_one_wave_
 
 def test_the_wide_one_tile_kernel_keeps_8_warps_where_its_tile_grew_past_128_rows():
     """bf16[130, 16896]: the partials budget gives one program of 256 rows a column block; X128 R256 on 4 warps
-    compiled to 255 registers and a 552-byte stack (fresh-user review), on 8 warps to 112 and none."""
+    compiled to 255 registers and a 552-byte stack (review), on 8 warps to 112 and none."""
     cfg = th.launch_config(16896, 130, 2, 2, H200_SMS)
     assert (cfg.XBLOCK, cfg.R0_BLOCK, cfg.num_warps) == (128, 256, 8)
 
@@ -400,8 +400,8 @@ def test_override_wins_and_is_validated():
     with pytest.raises(ValueError, match="exceeds Triton's largest tensor"):
         th.launch_config(3072, 25216, 4, 4, H200_SMS, {"XBLOCK": 32768})
     # one row tile a program regrows R0_BLOCK to the program's rows (64 -> 128 here, the partials budget capping
-    # RSPLIT at 1000): the check sees the kernel's tile, not the override's (a Triton compile error before; fresh-user
-    # review, 2026-11-30)
+    # RSPLIT at 1000): the check sees the kernel's tile, not the override's (a Triton compile error before;
+    # 2026-11-30)
     with pytest.raises(ValueError, match="16384 x 128 = 2097152 elements exceeds"):
         th.launch_config(16, 100000, 2, 2, H200_SMS, {"XBLOCK": 16384, "R0_BLOCK": 64, "TILES_PER_PROGRAM": 1})
     # ... by at most twice: a 2-row tile grows to 4, not 128 (RSPLIT then passes the budget)
@@ -525,7 +525,7 @@ def test_f32_rows_of_an_odd_n_take_one_row_tile_a_program(cols, rows, reductions
     (1022, 8191, 4, 4, 2, True),  # rows not 16-byte aligned either way (C even, not a multiple of 4): not measured
     (1024, 8191, 4, 4, 2, False),  # a dynamic N: not measured
     (1024, 8192, 4, 4, 2, True),  # an even N: vector stores, one wave
-    (1024, 1000001, 4, 4, 2, True),  # 15626 row tiles: past the 65-193 measured (fresh-user review)
+    (1024, 1000001, 4, 4, 2, True),  # 15626 row tiles: past the 65-193 measured (review)
 ])
 def test_odd_n_rows_outside_the_f32_rule_keep_one_wave(cols, rows, narrowest, widest, ops, static_rows):
     cfg = th.launch_config(cols, rows, narrowest, widest, H200_SMS, ops=ops, static_rows=static_rows)
@@ -533,7 +533,7 @@ def test_odd_n_rows_outside_the_f32_rule_keep_one_wave(cols, rows, narrowest, wi
 
 
 def test_the_f32_odd_n_rule_leaves_a_narrow_c_the_wide_path_and_a_dynamic_c_alone():
-    """A fresh-user review found the rule taking these from their own launches: a narrow C keeps its rule's several
+    """A review found the rule taking these from their own launches: a narrow C keeps its rule's several
     row tiles a program, a wide LayerNorm backward its one wave of RSPLIT 1, a dynamic C (vectorizable) one wave."""
     narrow = th.launch_config(8, 1000001, 4, 4, H200_SMS, ops=2)
     assert narrow.tiles_per_program == th.launch_config(8, 1000000, 4, 4, H200_SMS, ops=2).tiles_per_program == 4
