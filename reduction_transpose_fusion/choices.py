@@ -32,7 +32,8 @@ from ._torch_private import DisableReduction, EnableReduction, FixedTritonConfig
 from .codegen.triton import FINISH_COMBINE, ReductionTransposeTritonKernel
 from .fx_passes.reduction_transpose import (FLAGGED_DTYPES, META_KEY, VECTOR_MULTIPLE, Site, row_symbol,
                                            row_tile_grid_available, vector_rows)
-from .runtime.triton_heuristics import MAX_RSPLIT, LaunchConfig, even_rsplit, launch_config, wide_fp8_cast
+from .runtime.triton_heuristics import (MAX_RSPLIT, LaunchConfig, changed_overrides, even_rsplit, launch_config,
+                                        wide_fp8_cast)
 from .scheduler import origins, sites_in
 
 log = logging.getLogger(__name__)
@@ -97,16 +98,28 @@ class ReductionTransposeChoices(InductorChoices):
             log.info("%s: one-wave launch instead of %s: only the last-program finish combines partials in chunks, "
                      "and only those of sum, max and min", names, launch)
             one_wave = {**override, "TILES_PER_PROGRAM": 0}
-            launch = launch_config(cols, rows, narrowest, widest, num_sms, one_wave, ops, reductions, producer_ops,
-                                   static_rows, moved, static_cols, **vector)
-            launch = dataclasses.replace(launch, RSPLIT=min(launch.RSPLIT, MAX_RSPLIT))
+            wave = launch_config(cols, rows, narrowest, widest, num_sms, one_wave, ops, reductions, producer_ops,
+                                 static_rows, moved, static_cols, **vector)
+            launch = changed_overrides(override, launch, dataclasses.replace(wave, RSPLIT=min(wave.RSPLIT, MAX_RSPLIT)),
+                                       f"this kernel takes one wave of at most {MAX_RSPLIT} programs a column block "
+                                       "(a finish in chunks is for one reduction loop of sum, max or min only)")
         if not last_block:
-            launch = _co_resident(launch, cols, num_sms)
+            launch = changed_overrides(override, launch, _co_resident(launch, cols, num_sms),
+                                       "a reduction result is read in a later loop of this kernel, so it keeps "
+                                       "Inductor's grid-barrier finish, whose programs must all be resident: RSPLIT "
+                                       "at most one program per SM over the column blocks, no row tiles, Inductor's "
+                                       "own hints")
         if not _grid_y_fits(features.numel, launch.XBLOCK):
             log.info("skip %s: C=%s in blocks of %d may exceed CUDA's grid y limit (%d blocks); Inductor's own "
                      "launch of the unsplit reduction", names, features.numel, launch.XBLOCK, MAX_GRID_Y)
             return kwargs
+        # may guard N >= R0_BLOCK: after the grid-y check, so that a skipped site takes no guard
+        shift = launch.shift_last_tile and _rows_fill_a_tile(features.reduction_numel, launch.R0_BLOCK)
+        launch = changed_overrides(override, launch, dataclasses.replace(launch, shift_last_tile=shift),
+                                   f"N={features.reduction_numel} may be fewer rows than one tile of {launch.R0_BLOCK}")
         _log_decision(sites, copies, names, launch, last_block)
+        for note in launch.notes:
+            log.info("%s: launch override %s", names, note)
         # One row tile a program is Inductor's persistent cooperative reduction: no loop, so no [XBLOCK, R0_BLOCK]
         # accumulator (the kernel computes R0_BLOCK from RSPLIT, which is ceil(N / R0_BLOCK) here, and takes no
         # R0_BLOCK argument).  That R0_BLOCK is a constexpr, so N must be static.
@@ -125,7 +138,7 @@ class ReductionTransposeChoices(InductorChoices):
             finish_group=launch.finish_group,
             prefetch=launch.prefetch,
             row_tile_grid=launch.row_tile_grid,  # off for a grid-barrier finish (_co_resident)
-            shift_last_tile=launch.shift_last_tile and _rows_fill_a_tile(features.reduction_numel, launch.R0_BLOCK),
+            shift_last_tile=launch.shift_last_tile,
             int32_sizes=launch.int32_sizes,
             evict_first=launch.evict_first,
             stream_stores=launch.stream_stores,

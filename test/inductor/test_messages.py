@@ -3,10 +3,13 @@ refuses."""
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 import torch
 
-from reduction_transpose_fusion_testing import interpret
+from reduction_transpose_fusion.runtime import triton_heuristics
+from reduction_transpose_fusion_testing import families, interpret
 
 ON = dict(reduction_transpose_fusion=True)
 
@@ -28,3 +31,61 @@ def test_a_transpose_that_inductor_made_a_view_is_logged_as_one(decisions, shape
     assert decisions[0].endswith(
         f"not a site: the transposed copy of the [{rows}, {cols}] tensor is a view: with a dim of size 1, x.t() is "
         "already contiguous, so .contiguous() copies nothing and there is no copy to fuse"), decisions
+
+
+# ---- launch overrides: adjusted ones are logged, impossible ones refused ----
+
+EVERY_SITE = families.FUSE_EVERY_SITE
+
+
+def _fuse(shape, launch: str, dtype=torch.float32, fn=_copy_and_sum):
+    return interpret.generate(fn, interpret.fake_inputs((shape, dtype)), **EVERY_SITE,
+                              reduction_transpose_fusion_launch_config=launch)
+
+
+def test_an_override_the_persistent_tile_changes_is_logged_with_what_was_asked_and_used(decisions):
+    _fuse((256, 64), "TILES_PER_PROGRAM=1,R0_BLOCK=4")
+    notes = [d for d in decisions if "launch override" in d]
+    assert notes == ["sum_1: launch override R0_BLOCK=4 -> 8: with one row tile a program (the persistent kernel) "
+                     "the tile is all of a program's rows, ceil(N / RSPLIT) to a power of two, and RSPLIT=5 (the "
+                     "partials budget, 2% of x's bytes, or the override) grows to at least ceil(N / (2 R0_BLOCK)), "
+                     "so RSPLIT is now the programs that get rows"], decisions
+
+
+def test_a_row_tile_grid_override_that_is_not_taken_says_why(decisions):
+    _fuse((256, 64), "ROW_TILE_GRID=1")
+    notes = [d for d in decisions if "launch override" in d]
+    assert notes == ["sum_1: launch override ROW_TILE_GRID=1 -> 0: the grid is one program per row tile, and this "
+                     "kernel's launch takes 0 row tiles a program (0: one wave); TILES_PER_PROGRAM=1 asks for one"]
+
+
+def test_an_override_used_as_given_is_not_logged(decisions):
+    _fuse((256, 64), "XBLOCK=32,RSPLIT=3")
+    assert not [d for d in decisions if "launch override" in d]
+    assert any("RSPLIT=3" in d for d in decisions if d.startswith("fused"))
+
+
+def test_an_override_that_needs_more_workspace_than_the_bound_is_refused_naming_it():
+    with pytest.raises(Exception) as err:
+        _fuse((4096, 1024), "RSPLIT=100000")
+    text = str(err.value)
+    assert ("the fused launch RSPLIT=100000 over x [4096, 1024] (1 reduction(s)) needs 416002048 bytes of partials "
+            "and semaphores, over the bound of 4194304 bytes (25% of x's 16777216 bytes); "
+            "reduction_transpose_fusion_launch_config asks for {'RSPLIT': 100000}") in text
+
+
+def test_the_launch_rules_stay_within_the_workspace_bound():
+    """The bound refuses only overrides: every launch the rules choose, over shapes from 3 rows to 12M, fits it."""
+    for rows, cols, (narrowest, widest), reductions, static, grid, ops in itertools.product(
+            (3, 17, 129, 1000, 4095, 8191, 25229, 1000000, 12582912), (2, 17, 100, 1021, 3072, 30522, 131072),
+            ((1, 1), (2, 2), (4, 4), (1, 4), (2, 4), (8, 8)), (1, 2), (True, False), (True, False), (0, 60)):
+        try:
+            launch = triton_heuristics.launch_config(cols, rows, narrowest, widest, 132, {}, ops, reductions,
+                                                     frozenset({"tanh"}) if ops else frozenset(), static,
+                                                     narrowest + widest, row_tile_grid=grid)
+        except ValueError as e:
+            assert "partials and semaphores" not in str(e)
+            continue
+        need = triton_heuristics.workspace_bytes(launch, cols, widest, reductions)
+        assert need <= max(rows * cols * widest * triton_heuristics.MAX_WORKSPACE_FRACTION,
+                           2 * cols * max(4, widest) * reductions)

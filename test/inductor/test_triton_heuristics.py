@@ -404,8 +404,12 @@ def test_override_wins_and_is_validated():
     # 2026-11-30)
     with pytest.raises(ValueError, match="16384 x 128 = 2097152 elements exceeds"):
         th.launch_config(16, 100000, 2, 2, H200_SMS, {"XBLOCK": 16384, "R0_BLOCK": 64, "TILES_PER_PROGRAM": 1})
-    # ... by at most twice: a 2-row tile grows to 4, not 128 (RSPLIT then passes the budget)
-    assert th.launch_config(16, 20000, 2, 2, H200_SMS, {"R0_BLOCK": 2, "TILES_PER_PROGRAM": 1}).R0_BLOCK == 4
+    # ... by at most twice: an 8-row tile grows to 16, not 128 (RSPLIT then passes the partials budget)
+    assert th.launch_config(16, 20000, 2, 2, H200_SMS, {"R0_BLOCK": 8, "TILES_PER_PROGRAM": 1}).R0_BLOCK == 16
+    # ... but not past the workspace bound: 2-row tiles grown to 4 would take a partials word a column for every 4
+    # rows, half of x's bytes
+    with pytest.raises(ValueError, match=r"over the bound of 160000 bytes \(25% of x's 640000 bytes\)"):
+        th.launch_config(16, 20000, 2, 2, H200_SMS, {"R0_BLOCK": 2, "TILES_PER_PROGRAM": 1})
     with pytest.raises(ValueError, match="positive"):
         th.launch_config(0, 25216, 4, 4, H200_SMS)
 
