@@ -1,8 +1,10 @@
 """Pretend there is one H200 so Inductor generates (and Triton compiles) CUDA code on a CPU-only machine.
 
-Test-only. Facts from ``shared/notes/cpu-codegen-testing.md`` (torch 2.11.0, triton 3.6.0): Inductor asks the CUDA
-runtime and the Triton driver about the GPU in a handful of places, several of them cached with ``functools.cache``,
-so :func:`install` must run **before** ``torch._dynamo`` / ``torch._inductor`` are imported.  Nothing here launches a
+Test-only.  With torch 2.11.0 and triton 3.6.0, Inductor asks the CUDA runtime (``torch.cuda.*``: device count,
+properties, capability, RNG state) and the Triton driver (the current target, device and stream) about the GPU in a
+handful of places, several of them cached with ``functools.cache`` (``DeviceProperties.create``, the device
+interface), so :func:`install` must run **before** ``torch._dynamo`` / ``torch._inductor`` are imported.  Constants
+that the graph passes fold for real are computed on the CPU (:func:`_fold_constants_on_cpu`).  Nothing here launches a
 kernel: generated kernels run only under ``TRITON_INTERPRET=1`` on CPU tensors (see :mod:`.interpret`).
 """
 
@@ -100,4 +102,33 @@ def install() -> None:
 
     inductor_config.force_disable_caches = True  # get_code leaves broken FX-graph-cache entries otherwise
     inductor_config.compile_threads = 1
+    _fold_constants_on_cpu()
     _installed = True
+
+
+def _fold_constants_on_cpu() -> None:
+    """Make Inductor's constant folding compute the graph's constants on the CPU.
+
+    The joint-graph pass ``constant_fold_uniform_value`` runs the graph's constant subgraphs for real (through
+    ``ConstantFolder.run_node``) to find tensors of one value: ``torch.where(m, g, 0.0)``, ``nansum``,
+    ``logsumexp`` and ``ones_like`` in a GELU backward create ``scalar_tensor(..., device='cuda')``, which needs the
+    driver this machine lacks.  It only keeps each folded value as a number and builds its replacement with the FX
+    node's own (fake CUDA) device, so computing the value on the CPU gives the graph the GPU would compile.
+    """
+    import torch
+    from torch._inductor import constant_folding
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class CudaOnCpu(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            kwargs = {k: (torch.device("cpu") if k == "device" and v is not None and torch.device(v).type == "cuda"
+                          else v) for k, v in (kwargs or {}).items()}
+            return func(*args, **kwargs)
+
+    real = constant_folding.ConstantFolder.run_node
+
+    def run_node(self, node):
+        with CudaOnCpu():
+            return real(self, node)
+
+    constant_folding.ConstantFolder.run_node = run_node

@@ -60,7 +60,15 @@ def fake_inputs(*specs: tuple[Sequence[int], torch.dtype], dynamic: Sequence[int
     return out
 
 
-def generate(fn: Callable, inputs: Sequence[torch.Tensor], **options: Any) -> str:
+class GeneratedModule(str):
+    """Inductor's output module source (a ``str``), with the fake inputs it was compiled for in ``fake_inputs``:
+    :func:`run_on_cpu` checks real inputs against the shape guards they imply.  Methods of ``str`` return plain
+    strings, without the inputs."""
+
+    fake_inputs: tuple = ()
+
+
+def generate(fn: Callable, inputs: Sequence[torch.Tensor], **options: Any) -> GeneratedModule:
     """Inductor's output module (Python source) for ``fn(*inputs)`` on the fake device, under ``config.patch(options)``.
 
     ``inputs`` are fake CUDA tensors (:func:`fake_inputs`).  Raises whatever Inductor raises.
@@ -68,7 +76,36 @@ def generate(fn: Callable, inputs: Sequence[torch.Tensor], **options: Any) -> st
     gm = make_fx(fn, tracing_mode="fake")(*inputs)
     with inductor_config.patch(options):
         code = get_code(lambda: compile_fx(gm, list(inputs)))
-    return code[0] if isinstance(code, (list, tuple)) else code
+    module = GeneratedModule(code[0] if isinstance(code, (list, tuple)) else code)
+    module.fake_inputs = tuple(inputs)
+    return module
+
+
+def check_guards(module_source: str, inputs: Sequence[torch.Tensor]) -> None:
+    """Check real ``inputs`` against the shape guards of the compile that produced ``module_source`` (a
+    :class:`GeneratedModule`; a plain string is not checked): every size, stride and storage offset the module was
+    compiled for, static or dynamic, and each dynamic size's range (Inductor takes a dynamic size for at least 2,
+    so a module compiled for a dynamic N must not run at N = 1), as a compiled graph's guards would.
+
+    Raises:
+        ValueError: if ``inputs`` break a guard (the message lists the guards), or their count differs.
+    """
+    fakes = getattr(module_source, "fake_inputs", ())
+    if not fakes:
+        return
+    if len(fakes) != len(inputs):
+        raise ValueError(f"the module was compiled for {len(fakes)} inputs, got {len(inputs)}")
+    shape_env = getattr(fakes[0].fake_mode, "shape_env", None)
+    if shape_env is None:  # static shapes: the sizes and strides themselves
+        for i, (fake, real) in enumerate(zip(fakes, inputs)):
+            if tuple(fake.shape) != tuple(real.shape) or fake.stride() != real.stride():
+                raise ValueError(f"input {i}: the module was compiled for size {tuple(fake.shape)} and stride "
+                                 f"{fake.stride()}, got {tuple(real.shape)} and {real.stride()}")
+        return
+    code = shape_env.produce_guards_expression(list(fakes), ignore_static=False)
+    if code and not shape_env.evaluate_guards_expression(code, list(inputs)):
+        raise ValueError(f"the inputs (sizes {[tuple(t.shape) for t in inputs]}) break the module's shape guards: "
+                         f"{code} (L['t<i>'] is input i); compile it again for these sizes")
 
 
 def kernel_names(module_source: str) -> list[str]:
@@ -87,11 +124,16 @@ def kernel_sources(module_source: str) -> dict[str, str]:
 def run_on_cpu(module_source: str, inputs: Sequence[torch.Tensor]) -> tuple[torch.Tensor, ...]:
     """Run the generated module's ``call`` on CPU tensors, kernels interpreted.  Returns its outputs.
 
+    A module from :func:`generate` is first checked against its shape guards (:func:`check_guards`): run past them
+    (a dynamic-N module at N = 1) its kernels would read and write out of bounds.
+
     Raises:
         RuntimeError: if ``TRITON_INTERPRET=1`` was not set when the process started.
+        ValueError: if ``inputs`` break the module's shape guards.
     """
     if os.environ.get("TRITON_INTERPRET") != "1":
         raise RuntimeError("run_on_cpu needs TRITON_INTERPRET=1 set before triton is imported")
+    check_guards(module_source, inputs)
     ns: dict[str, Any] = {}
     source = module_source.replace("async_compile = AsyncCompile()", "async_compile = _interpreting_compiler")
     ns["_interpreting_compiler"] = _InterpretingCompiler()
@@ -116,13 +158,41 @@ def _empty_strided_cpu(size, stride, dtype):
 
 @contextlib.contextmanager
 def _cpu_runtime():
-    saved = torch.cuda._DeviceGuard, torch.cuda.set_device
+    from triton.runtime.interpreter import InterpreterBuilder
+
+    saved = torch.cuda._DeviceGuard, torch.cuda.set_device, InterpreterBuilder.create_fp_to_fp
     torch.cuda._DeviceGuard = lambda index: contextlib.nullcontext()
     torch.cuda.set_device = lambda device: None
+    InterpreterBuilder.create_fp_to_fp = _fp8_rounding_as_eager(InterpreterBuilder.create_fp_to_fp)
     try:
         yield
     finally:
-        torch.cuda._DeviceGuard, torch.cuda.set_device = saved
+        torch.cuda._DeviceGuard, torch.cuda.set_device, InterpreterBuilder.create_fp_to_fp = saved
+
+
+# Triton 3.6's interpreter rounds a cast to fp8 by adding the first dropped mantissa bit to the kept ones
+# (``interpreter._convert_float``) without carrying into the exponent: a value that rounds up to the next power of two
+# comes out at half of it (0.4994 -> 0.25 and 7.86 -> 4.0 in e5m2), and ties round away from zero instead of to even.
+# For f32 inputs of randn * 10 that is 4% of the elements of an e5m2 cast.  Casts to e5m2 and e4m3fn from f32, f16 and
+# bf16 are done by torch's own cast instead (round to nearest even, as the GPU's cvt.rn and eager do); values past the
+# format's largest finite one follow eager (inf for e5m2, NaN for e4m3fn), which the GPU's satfinite conversion may
+# not.  Other casts keep the interpreter's.
+_TORCH_FP8 = {"fp8e5": torch.float8_e5m2, "fp8e4nv": torch.float8_e4m3fn}
+_TORCH_SOURCE = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}
+
+
+def _fp8_rounding_as_eager(real):
+    from triton.runtime.interpreter import TensorHandle
+
+    def create_fp_to_fp(self, src, dst_type, rounding_mode):
+        target, source = _TORCH_FP8.get(dst_type.scalar.name), _TORCH_SOURCE.get(src.dtype.scalar.name)
+        if target is None or source is None:
+            return real(self, src, dst_type, rounding_mode)
+        data = torch.from_numpy(src.data.copy())
+        values = data.view(source) if data.dtype != source else data  # bf16 is held as 16-bit integers
+        return TensorHandle(values.to(target).view(torch.uint8).numpy(), dst_type.scalar)
+
+    return create_fp_to_fp
 
 
 class _InterpretingCompiler:
@@ -195,7 +265,12 @@ def _tanh(x):
     return 1.0 - 2.0 / (tl.exp(2.0 * x) + 1.0)
 
 
-_LIBDEVICE_EXTRA = {"tanh": _tanh}
+@triton.jit
+def _isnan(x):
+    return x != x  # only NaN differs from itself (nansum's where(isnan(x), 0, x))
+
+
+_LIBDEVICE_EXTRA = {"tanh": _tanh, "isnan": _isnan}
 
 
 @triton.jit

@@ -1,10 +1,10 @@
 """The fused kernel: Inductor's cooperative reduction with a last-program finish instead of a grid barrier.
 
-Inductor 2.11 already puts the transposed store inside the reduction loop once the reduction is not split (the
-notes in ``shared/notes/inductor-2.11-extension-points.md``, section 0).  What it lacks is parallelism: an unsplit
-column reduction runs on ``C / XBLOCK`` programs.  Its cooperative reductions split the rows over ``RSPLIT``
-programs, but finish with a grid barrier, which needs every program resident at once (a cooperative launch,
-"too many blocks in cooperative launch" past that) and makes all of them wait for the slowest.
+Inductor 2.11 already puts the transposed store inside the reduction loop once the reduction is not split (its
+scheduler fuses the copy, which iterates the same ``(C, N)``, into the reduction's kernel).  What it lacks is
+parallelism: an unsplit column reduction runs on ``C / XBLOCK`` programs.  Its cooperative reductions split the rows
+over ``RSPLIT`` programs, but finish with a grid barrier, which needs every program resident at once (a cooperative
+launch, "too many blocks in cooperative launch" past that) and makes all of them wait for the slowest.
 
 :class:`ReductionTransposeTritonKernel` keeps the cooperative loop and partials workspace and replaces the finish:
 
