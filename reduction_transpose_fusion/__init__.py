@@ -9,6 +9,10 @@ Usage::
     import reduction_transpose_fusion  # registers the config entries, the heuristics and the CUDA backend
     torch._inductor.config.reduction_transpose_fusion = True   # off by default
 
+The config entries exist only after the import: without it torch refuses them as unknown options
+(``torch._inductor.config.reduction_transpose_fusion does not exist``, or ``Unexpected optimization option`` from
+``torch.compile(options=...)``), and the ``TORCHINDUCTOR_REDUCTION_TRANSPOSE_FUSION*`` variables are read by nothing.
+
 Importing raises ``ImportError`` on any torch other than :data:`SUPPORTED_TORCH`: the package extends Inductor
 internals that change between releases (listed in :mod:`reduction_transpose_fusion._torch_private`).
 """
