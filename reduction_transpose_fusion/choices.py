@@ -236,7 +236,7 @@ def _grid_y_fits(cols: sympy.Expr, xblock: int) -> bool:
 # corpus-dynamic-noguard.csv) the fused kernels ran up to 4.0x slower than with N static, and slower than stock on
 # five corpus cases (huge/F1 0.40x, gpt2/F1-vocab 0.45x); with the guard the worst was 0.91x (-guard-both.csv), then
 # 0.96x with the tiles of DYNAMIC_TILES_PER_PROGRAM (-tiles.csv), and 0.99x with profitability rule 3c
-# (superseded/2026-11-30-h200-corpus-dynamic-session13.csv).  Only N is guarded: its guard costs at most one
+# (superseded/2026-11-30-h200-corpus-dynamic-run13.csv).  Only N is guarded: its guard costs at most one
 # recompile (the first N that breaks it), and C, a hidden size, is seldom dynamic.
 
 
