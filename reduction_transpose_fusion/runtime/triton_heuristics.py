@@ -657,8 +657,10 @@ def changed_overrides(override: dict[str, int], before: LaunchConfig, after: Lau
 # The rules' own launches take at most 4 / (R0_BLOCK x itemsize) of them, one word a column for each row tile (the
 # row-tile grid; 12.5% for 1-byte rows of R0_BLOCK 32, 1.6-3.1% for f32 and 16-bit tiles) and 2% on one wave
 # (MAX_PARTIALS_FRACTION), a reduction; an override's RSPLIT could ask for gigabytes (RSPLIT=100000 on f32[4096,
-# 1024]: 410 MB of words for a 16 MiB input).  Two programs a column block are always allowed (a small N).
+# 1024]: 410 MB of words for a 16 MiB input).  Two programs a column block are always allowed (a small N), and so is
+# any workspace of at most MIN_WORKSPACE_BOUND_BYTES (a small input's odd launch costs nothing to allow).
 MAX_WORKSPACE_FRACTION = 0.25
+MIN_WORKSPACE_BOUND_BYTES = 1 << 20
 
 
 def workspace_bytes(launch: LaunchConfig, cols: int, widest: int, reductions: int) -> int:
@@ -672,18 +674,24 @@ def workspace_bytes(launch: LaunchConfig, cols: int, widest: int, reductions: in
     return (launch.RSPLIT + groups) * cols * max(4, widest) * reductions
 
 
+def workspace_bound(rows: int, cols: int, widest: int, reductions: int) -> int:
+    """The most bytes of partials and semaphore words a launch over ``x [rows, cols]`` may take (:func:`check_workspace`)."""
+    return max(int(MAX_WORKSPACE_FRACTION * rows * cols * widest), 2 * cols * max(4, widest) * reductions,
+               MIN_WORKSPACE_BOUND_BYTES)
+
+
 def check_workspace(launch: LaunchConfig, rows: int, cols: int, widest: int, reductions: int,
                     override: dict[str, int]) -> None:
     """Refuse a launch whose partials and semaphore words (:func:`workspace_bytes`) exceed
-    :data:`MAX_WORKSPACE_FRACTION` of the bytes of ``x [rows, cols]`` in its widest dtype, or two programs' partials
-    where that is more.
+    the bound: :data:`MAX_WORKSPACE_FRACTION` of the bytes of ``x [rows, cols]`` in its widest dtype, or two programs'
+    partials, or :data:`MIN_WORKSPACE_BOUND_BYTES`, whichever is most (:func:`workspace_bound`).
 
     Raises:
         ValueError: naming the bytes, the bound and the launch (with the override, if one set RSPLIT).
     """
     need = workspace_bytes(launch, cols, widest, reductions)
     x_bytes = rows * cols * widest
-    bound = max(int(MAX_WORKSPACE_FRACTION * x_bytes), 2 * cols * max(4, widest) * reductions)
+    bound = workspace_bound(rows, cols, widest, reductions)
     if need <= bound:
         return
     asked = {k: override[k] for k in ("RSPLIT", "TILES_PER_PROGRAM", "R0_BLOCK") if k in override}
@@ -691,7 +699,8 @@ def check_workspace(launch: LaunchConfig, rows: int, cols: int, widest: int, red
               "the launch rules chose it (a bug: please report the shape)")
     raise ValueError(f"the fused launch RSPLIT={launch.RSPLIT} over x [{rows}, {cols}] ({reductions} reduction(s)) "
                      f"needs {need} bytes of partials and semaphores, over the bound of {bound} bytes "
-                     f"({MAX_WORKSPACE_FRACTION:.0%} of x's {x_bytes} bytes); {source}")
+                     f"(the most of {MAX_WORKSPACE_FRACTION:.0%} of x's {x_bytes} bytes, two programs' partials and "
+                     f"{MIN_WORKSPACE_BOUND_BYTES} bytes); {source}")
 
 
 def wide_fp8_cast(cols: int, rows: int, narrowest: int, widest: int, reductions: int, num_sms: int) -> bool:

@@ -59,6 +59,12 @@ def test_a_row_tile_grid_override_that_is_not_taken_says_why(decisions):
                      "kernel's launch takes 0 row tiles a program (0: one wave); TILES_PER_PROGRAM=1 asks for one"]
 
 
+def test_a_small_inputs_odd_override_is_within_the_bounds_floor():
+    """RSPLIT=6 over 8 rows (programs with no rows) is a few KiB: under the 1 MiB floor, so it is launched."""
+    launch = triton_heuristics.launch_config(160, 8, 2, 2, 132, {"RSPLIT": 6})
+    assert launch.RSPLIT == 6
+
+
 def test_an_override_used_as_given_is_not_logged(decisions):
     _fuse((256, 64), "XBLOCK=32,RSPLIT=3")
     assert not [d for d in decisions if "launch override" in d]
@@ -70,8 +76,8 @@ def test_an_override_that_needs_more_workspace_than_the_bound_is_refused_naming_
         _fuse((4096, 1024), "RSPLIT=100000")
     text = str(err.value)
     assert ("the fused launch RSPLIT=100000 over x [4096, 1024] (1 reduction(s)) needs 416002048 bytes of partials "
-            "and semaphores, over the bound of 4194304 bytes (25% of x's 16777216 bytes); "
-            "reduction_transpose_fusion_launch_config asks for {'RSPLIT': 100000}") in text
+            "and semaphores, over the bound of 4194304 bytes (the most of 25% of x's 16777216 bytes, two programs' "
+            "partials and 1048576 bytes); reduction_transpose_fusion_launch_config asks for {'RSPLIT': 100000}") in text
 
 
 def test_the_launch_rules_stay_within_the_workspace_bound():
@@ -88,4 +94,4 @@ def test_the_launch_rules_stay_within_the_workspace_bound():
             continue
         need = triton_heuristics.workspace_bytes(launch, cols, widest, reductions)
         assert need <= max(rows * cols * widest * triton_heuristics.MAX_WORKSPACE_FRACTION,
-                           2 * cols * max(4, widest) * reductions)
+                           2 * cols * max(4, widest) * reductions)  # within the bound without its 1 MiB floor

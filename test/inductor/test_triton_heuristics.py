@@ -408,8 +408,8 @@ def test_override_wins_and_is_validated():
     assert th.launch_config(16, 20000, 2, 2, H200_SMS, {"R0_BLOCK": 8, "TILES_PER_PROGRAM": 1}).R0_BLOCK == 16
     # ... but not past the workspace bound: 2-row tiles grown to 4 would take a partials word a column for every 4
     # rows, half of x's bytes
-    with pytest.raises(ValueError, match=r"over the bound of 160000 bytes \(25% of x's 640000 bytes\)"):
-        th.launch_config(16, 20000, 2, 2, H200_SMS, {"R0_BLOCK": 2, "TILES_PER_PROGRAM": 1})
+    with pytest.raises(ValueError, match=r"over the bound of 1048576 bytes \(the most of 25% of x's 2560000 bytes"):
+        th.launch_config(64, 20000, 2, 2, H200_SMS, {"R0_BLOCK": 2, "TILES_PER_PROGRAM": 1})
     with pytest.raises(ValueError, match="positive"):
         th.launch_config(0, 25216, 4, 4, H200_SMS)
 
