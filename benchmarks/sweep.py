@@ -273,7 +273,7 @@ ODDPREFETCH_PLAN = {
     ("F1-t", "fp32", 25229, 3067): ["", "TILES_PER_PROGRAM=2,PREFETCH=1", "TILES_PER_PROGRAM=4,PREFETCH=1"],
 }
 # Wider and taller one-tile launches on aligned shapes.  The baseline's hand-written pure transpose of bf16[25216,
-# 3072] ran at 1.02x copy SOL with 128 x 128 tiles on 8 warps (../shared/notes/baseline-h200.md), the lab's one-tile
+# 3072] ran at 1.02x copy SOL with 128 x 128 tiles on 8 warps (H200 baseline, 2026-11-29), the lab's one-tile
 # transpose at 1.06x with the heuristic's X64 R128; no sweep had run one row tile a program with X128 tiles (or 8
 # warps) through Inductor on the non-wide shapes.  "" is the heuristic's launch.
 _ONE = "TILES_PER_PROGRAM=1"
