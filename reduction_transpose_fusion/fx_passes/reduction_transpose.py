@@ -580,17 +580,7 @@ def _itembytes(nodes: Iterable[torch.fx.Node]) -> int:
 
 def _op_count(node: torch.fx.Node, numel) -> int:
     """The ops :func:`_producers` walks through from ``node`` back to its leaves."""
-    count, stack, seen = 0, [node], set()
-    while stack:
-        n = stack.pop()
-        if n in seen:
-            continue
-        seen.add(n)
-        inputs = _aligned_inputs(n)
-        if inputs is not None:
-            count += 1
-            stack.extend(inputs)
-    return count
+    return sum(inputs is not None for _, inputs in _walk(node))
 
 
 def column_reduction_read(v: torch.fx.Node, source: torch.fx.Node, numel) -> str:
@@ -715,19 +705,27 @@ def _producers(node: torch.fx.Node, numel) -> tuple[list[torch.fx.Node], frozens
     Walks back through pointwise ops (only through operands of the op's own shape, so a leaf is read at ``node``'s
     own row-major flat index) and row-major views; any other node is a leaf.
     """
-    leaves, ops, stack, seen = [], set(), [node], set()
+    leaves, ops = [], set()
+    for n, inputs in _walk(node):
+        if inputs is not None:
+            ops.add(n.target.overloadpacket.__name__)
+        elif "val" in n.meta and _known_eq(_numel(n), numel):
+            leaves.append(n)
+    return leaves, frozenset(ops)
+
+
+def _walk(node: torch.fx.Node) -> Iterable[tuple[torch.fx.Node, Optional[list[torch.fx.Node]]]]:
+    """Each node ``node`` is computed from, once, with its :func:`_aligned_inputs` (None for a leaf), walking back
+    through those inputs only."""
+    stack, seen = [node], set()
     while stack:
         n = stack.pop()
         if n in seen:
             continue
         seen.add(n)
         inputs = _aligned_inputs(n)
-        if inputs is not None:
-            ops.add(n.target.overloadpacket.__name__)
-            stack.extend(inputs)
-        elif "val" in n.meta and _known_eq(_numel(n), numel):
-            leaves.append(n)
-    return leaves, frozenset(ops)
+        yield n, inputs
+        stack.extend(inputs or ())
 
 
 def _aligned_inputs(n: torch.fx.Node) -> Optional[list[torch.fx.Node]]:
