@@ -5,13 +5,15 @@
 
 Each step (:data:`STEPS`) is a model built from a fixed seed, compiled with ``torch.compile`` (a fresh compile each
 time: Dynamo reset, no FX-graph or AOTAutograd cache), trained by plain SGD on fixed random data.  For each of the
-three variants ``off``, ``on`` and ``off_again`` (the flag off again: its spread from ``off`` is the noise):
+three variants ``off``, ``on`` and ``off_again`` (the flag off again, a second model that Dynamo serves ``off``'s
+compiled graph: its spread from ``off`` is the noise):
 
 * the losses of the first :data:`LOSS_STEPS` steps (off and on must agree to fp32 rounding: the fused sums' order
   differs from stock's, every other output is bit-equal);
 * compile seconds (the first step, forward and backward) and Inductor's generated kernel count;
 * the median step time over :data:`TIMED_STEPS` steps after :data:`WARMUP_STEPS` warm-up steps, each step between
-  two CUDA events (the step's span on the GPU, launch gaps included, as a training loop sees it);
+  two CUDA events (the step's span on the GPU, launch gaps included, as a training loop sees it); the three
+  variants stay in memory and are timed in :data:`ROUNDS` interleaved rounds (:func:`time_interleaved`);
 * a per-kernel attribution from ``torch.profiler`` over :data:`PROFILED_STEPS` steps: CUDA time per step of each
   kernel name (Inductor's kernel ordinal dropped, so the same fused kernel of two compiles has one name), off
   against on, so the kernels the flag removed and added and their µs are visible.
@@ -39,6 +41,7 @@ from reduction_transpose_fusion_testing.logs import decision_log
 LOSS_STEPS = 3
 WARMUP_STEPS = 5
 TIMED_STEPS = 40
+ROUNDS = 4
 PROFILED_STEPS = 3
 VARIANTS = (("off", harness.STOCK), ("on", harness.FUSED), ("off_again", harness.STOCK))
 LR = 1e-3
@@ -152,9 +155,10 @@ STEPS = (
 )
 
 
-def run_variant(step: Step, options: dict) -> dict[str, Any]:
-    """Compile and train ``step`` once with Inductor ``options``; losses, times, kernels and the kernel profile."""
-    torch._dynamo.reset()
+def compile_variant(step: Step, options: dict, reuse: bool = False) -> dict[str, Any]:
+    """Build ``step``'s model, compile it with Inductor ``options`` (a fresh compile: Dynamo does not reuse another
+    module's graph, and ``harness.FRESH`` turns the FX-graph cache off) and train it for :data:`LOSS_STEPS` +
+    :data:`WARMUP_STEPS` steps: its first losses, compile seconds, kernel count, decisions, and ``train_step``."""
     model, batch, loss_fn = step.build()
     compiled = torch.compile(model, options=options | harness.FRESH)
     optimizer = torch.optim.SGD(model.parameters(), lr=LR)
@@ -172,21 +176,35 @@ def run_variant(step: Step, options: dict) -> dict[str, Any]:
         losses = [train_step().item()]
     compile_s = time.perf_counter() - start
     kernels = metrics.generated_kernel_count
+    if not kernels and not reuse:  # Dynamo reused another variant's graph: it would not be this variant's code
+        raise RuntimeError(f"{step.name}: the variant compiled no kernels (a cached graph was reused)")
     losses += [train_step().item() for _ in range(LOSS_STEPS - 1)]
     for _ in range(WARMUP_STEPS):
         train_step()
-    events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(TIMED_STEPS)]
-    for begin, end in events:
-        begin.record()
-        train_step()
-        end.record()
     torch.cuda.synchronize()
-    ms = sorted(b.elapsed_time(e) for b, e in events)
-    profile = kernel_profile(train_step)
-    del model, compiled, optimizer
-    torch.cuda.empty_cache()
-    return dict(losses=losses, compile_s=compile_s, kernels=kernels, ms=ms[len(ms) // 2], profile=profile,
-                decisions=decisions)
+    return dict(losses=losses, compile_s=compile_s, kernels=kernels, decisions=decisions, train_step=train_step)
+
+
+def time_interleaved(variants: dict[str, dict[str, Any]]) -> None:
+    """Median step ms of each variant (``ms``) over :data:`TIMED_STEPS` steps, timed in :data:`ROUNDS` rounds that
+    take every variant in turn, so that a drift of the GPU's clocks or memory over the run (a first variant 17%
+    slower than the same variant timed last, in a run that timed them one after the other) falls on all of them.
+    Each step is timed between two CUDA events.  Then the kernel profile of each (``profile``)."""
+    times: dict[str, list[float]] = {name: [] for name in variants}
+    for _ in range(ROUNDS):
+        for name, variant in variants.items():
+            events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
+                      for _ in range(TIMED_STEPS // ROUNDS)]
+            variant["train_step"]()  # the first step after another model's: not timed
+            for begin, end in events:
+                begin.record()
+                variant["train_step"]()
+                end.record()
+            torch.cuda.synchronize()
+            times[name] += [b.elapsed_time(e) for b, e in events]
+    for name, variant in variants.items():
+        variant["ms"] = sorted(times[name])[len(times[name]) // 2]
+        variant["profile"] = kernel_profile(variant["train_step"])
 
 
 _ORDINAL = re.compile(r"_\d+$")
@@ -228,7 +246,11 @@ def attribution(off: dict[str, tuple], on: dict[str, tuple]) -> list[dict[str, A
 
 def measure(step: Step) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """(the step's result row, its kernel attribution rows) for ``step``."""
-    runs = {label: run_variant(step, options) for label, options in VARIANTS}
+    torch._dynamo.reset()  # once: the variants' models are distinct modules, each compiled with its own options
+    # off again has off's options, so Dynamo serves it off's graph (a second module, the same compiled code): its
+    # spread from off, timed in the same rounds, is the noise of the timing
+    runs = {label: compile_variant(step, options, reuse=label == "off_again") for label, options in VARIANTS}
+    time_interleaved(runs)
     off, on, again = runs["off"], runs["on"], runs["off_again"]
     loss_diff = max(abs(a - b) / max(abs(a), 1e-30) for a, b in zip(off["losses"], on["losses"]))
     removed = [r for r in attribution(off["profile"], on["profile"]) if r["change"] != "same launches"
@@ -244,6 +266,8 @@ def measure(step: Step) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         loss_rel_diff=loss_diff,
         decisions=" | ".join(on["decisions"]),
     )
+    runs.clear()  # the three models and their compiled graphs
+    torch.cuda.empty_cache()
     return row, [dict(step=step.name) | r for r in removed]
 
 

@@ -32,8 +32,8 @@ from ._torch_private import DisableReduction, EnableReduction, FixedTritonConfig
 from .codegen.triton import FINISH_COMBINE, ReductionTransposeTritonKernel
 from .fx_passes.reduction_transpose import (FLAGGED_DTYPES, META_KEY, VECTOR_MULTIPLE, Site, row_symbol,
                                            row_tile_grid_available, vector_rows)
-from .runtime.triton_heuristics import (MAX_RSPLIT, LaunchConfig, changed_overrides, even_rsplit, launch_config,
-                                        wide_fp8_cast)
+from .runtime.triton_heuristics import (MAX_RSPLIT, LaunchConfig, WorkspaceBoundError, changed_overrides,
+                                        even_rsplit, launch_config, wide_fp8_cast)
 from .scheduler import origins, sites_in
 
 log = logging.getLogger(__name__)
@@ -85,30 +85,14 @@ class ReductionTransposeChoices(InductorChoices):
         vector = dict(vector_rows=_vector_rows(features.reduction_numel), vector_cols=_vector_cols(features.numel),
                       row_tile_grid=no_grid is None)
         override = config.launch_override()
-        launch = launch_config(cols, rows, narrowest, widest, num_sms, override, ops, reductions, producer_ops,
-                               static_rows, moved, static_cols, **vector)
-        if no_grid and launch.tiles_per_program and not static_rows:
-            log.info("%s: no row-tile grid with the dynamic N=%s: %s; %d looped row tiles a program", names,
-                     features.reduction_numel, no_grid, launch.tiles_per_program)
-        elif no_grid and static_rows and (override.get("ROW_TILE_GRID")
-                                         or wide_fp8_cast(cols, rows, narrowest, widest, reductions, num_sms)):
-            log.info("%s: no row-tile grid with the static N=%s: %s; %s", names, rows, no_grid, launch)
-        last_block = _single_loop(features)
-        if launch.chunked_finish and not (last_block and _reduction_types(features) <= FINISH_COMBINE.keys()):
-            log.info("%s: one-wave launch instead of %s: only the last-program finish combines partials in chunks, "
-                     "and only those of sum, max and min", names, launch)
-            one_wave = {**override, "TILES_PER_PROGRAM": 0}
-            wave = launch_config(cols, rows, narrowest, widest, num_sms, one_wave, ops, reductions, producer_ops,
-                                 static_rows, moved, static_cols, **vector)
-            launch = changed_overrides(override, launch, dataclasses.replace(wave, RSPLIT=min(wave.RSPLIT, MAX_RSPLIT)),
-                                       f"this kernel takes one wave of at most {MAX_RSPLIT} programs a column block "
-                                       "(a finish in chunks is for one reduction loop of sum, max or min only)")
-        if not last_block:
-            launch = changed_overrides(override, launch, _co_resident(launch, cols, num_sms),
-                                       "a reduction result is read in a later loop of this kernel, so it keeps "
-                                       "Inductor's grid-barrier finish, whose programs must all be resident: RSPLIT "
-                                       "at most one program per SM over the column blocks, no row tiles, Inductor's "
-                                       "own hints")
+        try:
+            launch = _launch(names, features, no_grid, cols, rows, narrowest, widest, num_sms, override, ops,
+                             reductions, producer_ops, static_rows, moved, static_cols, vector)
+        except WorkspaceBoundError as e:
+            if e.from_override:
+                raise
+            log.info("skip %s: %s; Inductor's own launch of the unsplit reduction", names, e)
+            return kwargs
         if not _grid_y_fits(features.numel, launch.XBLOCK):
             log.info("skip %s: C=%s in blocks of %d may exceed CUDA's grid y limit (%d blocks); Inductor's own "
                      "launch of the unsplit reduction", names, features.numel, launch.XBLOCK, MAX_GRID_Y)
@@ -117,6 +101,7 @@ class ReductionTransposeChoices(InductorChoices):
         shift = launch.shift_last_tile and _rows_fill_a_tile(features.reduction_numel, launch.R0_BLOCK)
         launch = changed_overrides(override, launch, dataclasses.replace(launch, shift_last_tile=shift),
                                    f"N={features.reduction_numel} may be fewer rows than one tile of {launch.R0_BLOCK}")
+        last_block = _single_loop(features)
         _log_decision(sites, copies, names, launch, last_block)
         for note in launch.notes:
             log.info("%s: launch override %s", names, note)
@@ -144,6 +129,39 @@ class ReductionTransposeChoices(InductorChoices):
             stream_stores=launch.stream_stores,
         )
         return kwargs
+
+
+def _launch(names, features, no_grid, cols, rows, narrowest, widest, num_sms, override, ops, reductions, producer_ops,
+            static_rows, moved, static_cols, vector) -> LaunchConfig:
+    """The launch for the fused kernel: :func:`launch_config`'s, then the kernel's constraints (a finish in
+    chunks only for one reduction loop of sum, max or min; a grid-barrier finish's co-residency).  Raises
+    :class:`WorkspaceBoundError` as :func:`launch_config` does."""
+    launch = launch_config(cols, rows, narrowest, widest, num_sms, override, ops, reductions, producer_ops,
+                           static_rows, moved, static_cols, **vector)
+    if no_grid and launch.tiles_per_program and not static_rows:
+        log.info("%s: no row-tile grid with the dynamic N=%s: %s; %d looped row tiles a program", names,
+                 features.reduction_numel, no_grid, launch.tiles_per_program)
+    elif no_grid and static_rows and (override.get("ROW_TILE_GRID")
+                                     or wide_fp8_cast(cols, rows, narrowest, widest, reductions, num_sms)):
+        log.info("%s: no row-tile grid with the static N=%s: %s; %s", names, rows, no_grid, launch)
+    last_block = _single_loop(features)
+    if launch.chunked_finish and not (last_block and _reduction_types(features) <= FINISH_COMBINE.keys()):
+        log.info("%s: one-wave launch instead of %s: only the last-program finish combines partials in chunks, "
+                 "and only those of sum, max and min", names, launch)
+        one_wave = {**override, "TILES_PER_PROGRAM": 0}
+        wave = launch_config(cols, rows, narrowest, widest, num_sms, one_wave, ops, reductions, producer_ops,
+                             static_rows, moved, static_cols, **vector)
+        launch = changed_overrides(override, launch, dataclasses.replace(wave, RSPLIT=min(wave.RSPLIT, MAX_RSPLIT)),
+                                   f"this kernel takes one wave of at most {MAX_RSPLIT} programs a column block "
+                                   "(a finish in chunks is for one reduction loop of sum, max or min only)")
+    if not last_block:
+        launch = changed_overrides(override, launch, _co_resident(launch, cols, num_sms),
+                                   "a reduction result is read in a later loop of this kernel, so it keeps "
+                                   "Inductor's grid-barrier finish, whose programs must all be resident: RSPLIT "
+                                   "at most one program per SM over the column blocks, no row tiles, Inductor's "
+                                   "own hints")
+    return launch
+
 
 
 def _reduction_types(features) -> set[str]:

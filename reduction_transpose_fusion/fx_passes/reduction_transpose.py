@@ -38,7 +38,7 @@ from torch._logging import trace_structured
 from torch.fx.experimental.symbolic_shapes import has_hint, size_hint, statically_known_true
 
 from .. import _torch_private, config
-from ..runtime.triton_heuristics import TRANSCENDENTAL, launch_config, wide_fp8_cast
+from ..runtime.triton_heuristics import TRANSCENDENTAL, WorkspaceBoundError, launch_config, wide_fp8_cast
 from . import profitability
 
 log = logging.getLogger(__name__)
@@ -281,6 +281,11 @@ def _describe(n: torch.fx.Node) -> str:
 # a * b + 1 at 0.85x of stock, random sites of seed 1243628023) and faster from N = 2048 up (1.25-1.74x, seven
 # corpus and held-out cases of 2048-32768 rows); the boundary between is not measured.
 WIDE_PRODUCER_MIN_ROWS = 1024
+# The most reductions one transposed copy's kernel may hold.  A looped reduction keeps an [XBLOCK, R0_BLOCK]
+# accumulator in registers, up to 32 elements a thread with the launch rules' tiles: four are 128 registers, half of
+# what a thread may hold before it spills.  The measured kernels hold one or two (LayerNorm backward, amax + sum);
+# a ViT-B/16 backward paired one copy of its residual stream with 72 LayerNorm and bias gradients.
+MAX_COPY_REDUCTIONS = 4
 # The ops of a scaled cast to fp8, q = (g * s).to(float8), as the post-grad graph has them.
 FP8_CAST_OPS = frozenset({"mul", "convert_element_type"})
 
@@ -318,7 +323,7 @@ def skip_reason(site: Site, row_tiles: bool = False, reductions: int = 1) -> Opt
           fused on one wave, and 1.18x and 2.02x faster on the row-tile grid with N static and dynamic
           (``sweeps/2026-12-01-h200-sweep-{staticgrid,dynamicfp8}.csv``).  The rule's other half, a plain copy of
           4-byte elements in rows not 8-byte aligned (f32[2048, 50257] fused at 0.96x of stock with the kernels of
-          2026-11-29, ``sweeps/2026-11-29-h200-sweep-tune.csv``), was dropped in the sixteenth session: in the same
+          2026-11-29, ``sweeps/2026-11-29-h200-sweep-tune.csv``), was dropped on 2026-12-01: in the same
           sweeps such copies ran 1.11x and 1.28x faster fused with N static ([2048, 50257], [4096, 30521]), 1.31x
           and 1.35x with N dynamic, and LayerNorm backward over them 1.005x and 0.995x (a tie) with N static, 1.12x
           and 1.10x with N dynamic;
@@ -354,6 +359,14 @@ def skip_reason(site: Site, row_tiles: bool = False, reductions: int = 1) -> Opt
         return (f"the transposed copy is computed from {site.copy_reads_reduction}, a reduction of x over its leading "
                 "dims, so it is a second pass over x in any kernel, and stock's split kernel computes this reduction "
                 "in the first pass beside that one: fusing saves no read (random sites: 0.74-1.00x fused)")
+    if reductions > MAX_COPY_REDUCTIONS:
+        return (f"its transposed copy pairs with {reductions} reductions, more than the {MAX_COPY_REDUCTIONS} one "
+                "kernel may hold (each keeps an accumulator tile in registers; MAX_COPY_REDUCTIONS)")
+    if 2 * site.shared_bytes < site.u_bytes:
+        return (f"x is {site.shared_bytes} of the {site.u_bytes} bytes an element the reduction is computed from: "
+                "fusing would save one read of a minor input and pull the reduction's other inputs into the copy's "
+                "kernel (a residual stream's gradient, reached through a chain of adds, paired one copy with every "
+                "block's LayerNorm and bias gradients in a ViT-B/16 backward: one kernel of 72 reductions)")
     if site.hints[1] == 1:
         return ("C=1: the reduction is over every element, which Inductor lowers as an inner reduction with its own "
                 "split, not a column reduction the transposed copy can share")
@@ -383,7 +396,12 @@ def skip_reason(site: Site, row_tiles: bool = False, reductions: int = 1) -> Opt
                 f"would change only its launch, which with {what} ran slower (random sites: 0.37-0.90x; "
                 "reduction_transpose_fusion_profitability=False overrides)")
     if not wide:
-        guess = predicted_estimate(site, reductions, row_tiles)
+        try:
+            guess = predicted_estimate(site, reductions, row_tiles)
+        except WorkspaceBoundError as e:
+            if e.from_override:
+                raise
+            return f"its launch would exceed the workspace bound: {e}"
         if guess.speedup < profitability.MIN_PREDICTED_SPEEDUP:
             return (f"the cost model predicts no clear gain: {guess.describe()} < "
                     f"{profitability.MIN_PREDICTED_SPEEDUP}x (fx_passes/profitability.py; "

@@ -214,7 +214,11 @@ MAX_ONE_TILE_RSPLIT = FINISH_GROUP * FINISH_GROUP
 #   64: an f32 heavy kernel already needs the 64 that 4 programs of 8 warps allow), LayerNorm backward f32[25229,
 #   3067] 1.901 -> 1.887;
 # * an fp8 output, losses: fp32 -> fp8 [25229, 3067] 2.571 -> 3.230 (slower than stock), bf16 -> fp8 [4099, 769]
-#   1.351 -> 1.373;
+#   1.351 -> 1.373 (a cast, no arithmetic to hide the loads behind); but a GELU backward of 16-bit loads into fp8
+#   copies (the heavy tile: 8 elements a thread, 8 warps), the Float8Linear MLP's layer-1 backward at bf16[16384,
+#   4096] in a real tensorwise step, took 238 µs prefetched against 375 µs (the step 4.197 against 4.347 ms; the
+#   launch lab of 2026-12-02, lab/2026-12-02-h200-lab-steps-tensorwise.csv), so heavy kernels with 16-bit loads
+#   prefetch whatever they store;
 # * looped kernels of 32-64 elements a thread: 8 of 10 lost 4-18% (two reductions, fp8 casts, short aligned copies:
 #   registers from 120-164 to 156-254), two short ones gained 4% (LayerNorm backward fp16[8192, 768] 1.148 -> 1.106,
 #   amax + sum bf16[1024, 4096] 1.419 -> 1.366); at 8 warps (half the elements a thread), with or without the
@@ -581,7 +585,8 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
         tiles_per_program=0 if "RSPLIT" in override else tiles_per_program,
         finish_group=override.get("FINISH_GROUP", FINISH_GROUP),
         prefetch=bool(override.get("PREFETCH", 0 < per_thread <= PREFETCH_MAX_ELEMENTS_PER_THREAD
-                                   and narrowest == widest == PREFETCH_ITEMSIZE and tiles_per_program != 1))
+                                   and widest == PREFETCH_ITEMSIZE and (narrowest == widest or heavy)
+                                   and tiles_per_program != 1))
                       and not row_tile_grid,  # its kernel has no loop
         row_tile_grid=row_tile_grid,
         int32_sizes=bool(override.get("INT32_SIZES", not static_rows and reductions > 1 and not wide)),
@@ -680,6 +685,16 @@ def workspace_bound(rows: int, cols: int, widest: int, reductions: int) -> int:
                MIN_WORKSPACE_BOUND_BYTES)
 
 
+class WorkspaceBoundError(ValueError):
+    """A launch whose partials and semaphore words exceed :func:`workspace_bound`; ``from_override`` tells whether
+    ``reduction_transpose_fusion_launch_config`` asked for it (an error for the user) or the rules chose it (the
+    caller falls back to Inductor's own launch)."""
+
+    def __init__(self, message: str, from_override: bool) -> None:
+        super().__init__(message)
+        self.from_override = from_override
+
+
 def check_workspace(launch: LaunchConfig, rows: int, cols: int, widest: int, reductions: int,
                     override: dict[str, int]) -> None:
     """Refuse a launch whose partials and semaphore words (:func:`workspace_bytes`) exceed
@@ -687,7 +702,7 @@ def check_workspace(launch: LaunchConfig, rows: int, cols: int, widest: int, red
     partials, or :data:`MIN_WORKSPACE_BOUND_BYTES`, whichever is most (:func:`workspace_bound`).
 
     Raises:
-        ValueError: naming the bytes, the bound and the launch (with the override, if one set RSPLIT).
+        WorkspaceBoundError: naming the bytes, the bound and the launch (with the override, if one set RSPLIT).
     """
     need = workspace_bytes(launch, cols, widest, reductions)
     x_bytes = rows * cols * widest
@@ -696,11 +711,11 @@ def check_workspace(launch: LaunchConfig, rows: int, cols: int, widest: int, red
         return
     asked = {k: override[k] for k in ("RSPLIT", "TILES_PER_PROGRAM", "R0_BLOCK") if k in override}
     source = (f"reduction_transpose_fusion_launch_config asks for {asked}" if asked else
-              "the launch rules chose it (a bug: please report the shape)")
-    raise ValueError(f"the fused launch RSPLIT={launch.RSPLIT} over x [{rows}, {cols}] ({reductions} reduction(s)) "
+              "the launch rules chose it")
+    raise WorkspaceBoundError(f"the fused launch RSPLIT={launch.RSPLIT} over x [{rows}, {cols}] ({reductions} reduction(s)) "
                      f"needs {need} bytes of partials and semaphores, over the bound of {bound} bytes "
                      f"(the most of {MAX_WORKSPACE_FRACTION:.0%} of x's {x_bytes} bytes, two programs' partials and "
-                     f"{MIN_WORKSPACE_BOUND_BYTES} bytes); {source}")
+                     f"{MIN_WORKSPACE_BOUND_BYTES} bytes); {source}", from_override=bool(asked))
 
 
 def wide_fp8_cast(cols: int, rows: int, narrowest: int, widest: int, reductions: int, num_sms: int) -> bool:

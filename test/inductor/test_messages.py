@@ -95,3 +95,55 @@ def test_the_launch_rules_stay_within_the_workspace_bound():
         need = triton_heuristics.workspace_bytes(launch, cols, widest, reductions)
         assert need <= max(rows * cols * widest * triton_heuristics.MAX_WORKSPACE_FRACTION,
                            2 * cols * max(4, widest) * reductions)  # within the bound without its 1 MiB floor
+
+
+# ---- sites that would give one kernel too much to do ----
+
+def _residual_stream(x, *branches):
+    """A residual stream's gradient: each block adds a branch, and each sum reads x only through that chain of adds
+    (as every LayerNorm and bias gradient of a ViT backward reaches the stream's input)."""
+    sums, r = [], x
+    for b in branches:
+        r = r + b
+        sums.append(r.sum(0))
+    return (x.t().contiguous(), *sums)
+
+
+def test_a_reduction_that_reads_x_as_a_minor_input_is_left_to_stock(decisions):
+    specs = [((4096, 768), torch.bfloat16)] * 5
+    interpret.generate(_residual_stream, interpret.fake_inputs(*specs), **ON)
+    fused = [d for d in decisions if d.startswith("candidate")]
+    minor = [d for d in decisions if "bytes an element the reduction is computed from" in d]
+    # x + b1 reads x as half its inputs: a site; x + b1 + b2 (a third) and longer chains: not
+    assert [d.split(" + ")[1].split(" ")[0] for d in fused] == ["sum_1"], decisions
+    assert len(minor) == 3, decisions
+    assert "x is 2 of the 6 bytes an element" in minor[0] or "x is 2 of the 6 bytes an element" in " ".join(minor)
+
+
+def _many_sums(x):
+    return (x.t().contiguous(), *[(x * (i + 1)).sum(0) for i in range(80)])
+
+
+@pytest.mark.parametrize("options", [ON, EVERY_SITE], ids=["profitability", "every-site"])
+def test_a_launch_the_rules_would_choose_over_the_workspace_bound_falls_back_to_stock(decisions, options,
+                                                                                      monkeypatch):
+    """80 sums of one f32[4096, 768] (the cap on reductions a copy lifted): the rules' RSPLIT needs more partials
+    than the bound allows; the compile does not fail, and the log says why the site is not fused (the cost model's
+    launch, or the kernel's)."""
+    from reduction_transpose_fusion.fx_passes import reduction_transpose
+    monkeypatch.setattr(reduction_transpose, "MAX_COPY_REDUCTIONS", 100)
+    error = pytest.raises(triton_heuristics.WorkspaceBoundError, triton_heuristics.launch_config, 768, 4096, 4, 4,
+                          132, {}, 1, 80)
+    assert not error.value.from_override
+    code = interpret.generate(_many_sums, interpret.fake_inputs(((4096, 768), torch.float32)), **options)
+    assert "async_compile.triton" in code
+    assert any("over the bound of" in d and "the launch rules chose it" in d for d in decisions), decisions
+    assert not any(d.startswith("fused") for d in decisions), decisions
+
+
+def test_a_copy_that_pairs_with_more_reductions_than_one_kernel_holds_is_left_to_stock(decisions):
+    fn = lambda x: (x.t().contiguous(), *[(x * (i + 1)).sum(0) for i in range(6)])  # noqa: E731
+    interpret.generate(fn, interpret.fake_inputs(((4096, 768), torch.float32)), **ON)
+    reasons = [d for d in decisions if d.startswith("skip clone")]
+    assert len(reasons) == 6 and all("pairs with 6 reductions, more than the 4 one kernel may hold" in d
+                                     for d in reasons), decisions

@@ -111,3 +111,29 @@ def test_interpreter_runs_each_finisher_after_the_programs_it_waits_for():
     for s, j, _ in out:
         first = 0 if s == rsplit - 1 else s - group + 1 if s % group == group - 1 else s
         assert all(at[(t, j, 0)] < at[(s, j, 0)] for t in range(first, s))
+
+
+def _gelu_backward_to_fp8(g, h):
+    """The Float8Linear MLP's layer-1 backward: the GELU gradient, cast to fp8 (row-major and transposed), and the
+    bias gradient."""
+    d = torch.ops.aten.gelu_backward(g, h)
+    q = (d.float() * 8.0).to(families.FP8)
+    return q, q.t().contiguous(), d.sum(0)
+
+
+def test_a_heavy_kernel_into_fp8_copies_prefetches_and_matches_stock():
+    """16-bit loads, fp8 stores, a GELU backward between them: the default launch prefetches the next row tile
+    (triton_heuristics.py), and the fp8 copies are bit-exact against stock's code, the sum within bf16 rounding."""
+    specs = [((197, 100), torch.bfloat16)] * 2
+    gen = torch.Generator().manual_seed(197)
+    inputs = [torch.randn(s, generator=gen).to(d) for s, d in specs]
+    src = interpret.generate(_gelu_backward_to_fp8, interpret.fake_inputs(*specs), **ON,
+                             reduction_transpose_fusion_launch_config="RSPLIT=4")
+    assert "r0_offset_next" in src and len(interpret.kernel_names(src)) == 1
+    fused = interpret.run_on_cpu(src, inputs)
+    stock = interpret.run_on_cpu(interpret.generate(_gelu_backward_to_fp8, interpret.fake_inputs(*specs),
+                                                    reduction_transpose_fusion=False), inputs)
+    for i in (0, 1):
+        assert torch.equal(families.bits(fused[i]), families.bits(stock[i])), i
+    ref = torch.ops.aten.gelu_backward(*(t.double() for t in inputs)).sum(0)
+    assert families.rel_err(fused[2], ref) <= families.TOLERANCE[torch.bfloat16]

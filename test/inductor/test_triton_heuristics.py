@@ -432,8 +432,9 @@ def test_heavy_producers_get_eight_elements_a_thread_on_eight_warps(producer):
 @pytest.mark.parametrize("producer", [dict(ops=th.HEAVY_OPS + 1), dict(ops=6, producer_ops=frozenset({"gelu_backward"}))])
 def test_small_16_bit_tiles_prefetch_the_next_row_tile_and_others_do_not(producer):
     """GELU backward bf16[25216, 3072] and [32768, 11008]: 1.590 -> 1.275 and 1.670 -> 1.364x copy SOL with the
-    prefetch; LayerNorm backward bf16[8191, 1021] (odd C and N) 1.757 -> 1.567; f32 mixed, an fp8 output and
-    kernels of 32-64 elements a thread lost (sweeps/2026-11-30-h200-sweep-{prefetch,checks,prefetchcheck}.csv)."""
+    prefetch; LayerNorm backward bf16[8191, 1021] (odd C and N) 1.757 -> 1.567; f32 mixed, an fp8 cast and
+    kernels of 32-64 elements a thread lost (sweeps/2026-11-30-h200-sweep-{prefetch,checks,prefetchcheck}.csv); a
+    GELU backward of bf16 into fp8 copies gained 375 -> 238 µs (lab/2026-12-02-h200-lab-steps-tensorwise.csv)."""
     assert th.launch_config(3072, 25216, 2, 2, H200_SMS, **producer).prefetch
     assert not th.launch_config(3072, 25216, 2, 2, H200_SMS, **producer, override={"PREFETCH": 0}).prefetch
     odd = th.launch_config(1021, 8191, 2, 2, H200_SMS, ops=1, reductions=2)
@@ -448,6 +449,8 @@ def test_small_16_bit_tiles_prefetch_the_next_row_tile_and_others_do_not(produce
     dynamic = th.launch_config(1021, 8191, 2, 2, H200_SMS, ops=1, static_rows=False)
     assert dynamic.tiles_per_program == 2 and dynamic.prefetch
     assert not th.launch_config(3072, 4096, 4, 4, H200_SMS, **producer).prefetch  # f32
+    # a GELU backward of bf16 loads into fp8 copies (the Float8Linear MLP's backward): heavy, so prefetched
+    assert th.launch_config(4096, 16384, 1, 2, H200_SMS, **producer).prefetch
     fp8 = th.launch_config(769, 4099, 1, 2, H200_SMS, ops=2)  # an fp8 cast with odd C and N: one wave
     assert per_thread(fp8) == th.SCALAR_ELEMENTS_PER_THREAD and not fp8.tiles_per_program and not fp8.prefetch
     assert th.launch_config(3072, 25216, 2, 2, H200_SMS, ops=2, override={"PREFETCH": 1}).prefetch
