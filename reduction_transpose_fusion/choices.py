@@ -71,7 +71,7 @@ class ReductionTransposeChoices(InductorChoices):
         cols = V.graph.sizevars.optimization_hint(features.numel)
         rows = V.graph.sizevars.optimization_hint(features.reduction_numel)
         num_sms = DeviceProperties.create(V.graph.get_current_device_or_throw()).multi_processor_count
-        narrowest, widest, moved = _itemsizes(features, site)
+        narrowest, widest, moved, widest_load = _itemsizes(features, site)
         reductions = sum(1 for n in features.scheduler_nodes() if n.is_reduction())
         producer_ops = frozenset().union(*(s.producer_ops for s in sites))
         ops = _arithmetic_ops(features)
@@ -83,7 +83,7 @@ class ReductionTransposeChoices(InductorChoices):
         # may guard N (before the launch, which depends on it; a site the grid-y check skips below keeps the guard)
         no_grid = _no_row_tile_grid(features)
         vector = dict(vector_rows=_vector_rows(features.reduction_numel), vector_cols=_vector_cols(features.numel),
-                      row_tile_grid=no_grid is None)
+                      row_tile_grid=no_grid is None, widest_load=widest_load)
         override = config.launch_override()
         try:
             launch = _launch(names, features, no_grid, cols, rows, narrowest, widest, num_sms, override, ops,
@@ -210,28 +210,33 @@ def _arithmetic_ops(features) -> int:
     return sum(n for op, n in features.op_counts().items() if op not in _NOT_ARITHMETIC)
 
 
-def _itemsizes(features, site: Site) -> tuple[int, int, int]:
-    """(narrowest, widest, moved): element sizes in bytes of the full-size (N * C) buffers of the kernel's nodes, and
-    the sum of those the kernel reads from or writes to memory, the bytes an element of ``x`` moves (a bf16 copy: 4;
-    ``a * b + 1`` in bf16: 6).  A buffer one of its nodes writes is read in registers, and one that no node outside
-    the kernel reads is never stored (``_torch_private.removed_by_fusion``): neither moves."""
+def _itemsizes(features, site: Site) -> tuple[int, int, int, int]:
+    """(narrowest, widest, moved, widest_load): element sizes in bytes of the full-size (N * C) buffers of the
+    kernel's nodes, the sum of those the kernel reads from or writes to memory, the bytes an element of ``x`` moves (a
+    bf16 copy: 4; ``a * b + 1`` in bf16: 6), and the largest of those it loads from memory (a GELU backward of bf16
+    inputs computed through an f32 buffer: widest 4, widest_load 2).  A buffer one of its nodes writes is read in
+    registers, and one that no node outside the kernel reads is never stored
+    (``_torch_private.removed_by_fusion``): neither moves."""
     full = site.rows * site.cols
     sizes = V.graph.sizevars
     nodes = list(features.scheduler_nodes())
     names = {node.get_name() for node in nodes}
     written = {dep.name for node in nodes for dep in node.read_writes.writes}
-    itemsizes, moved = {}, {}
+    itemsizes, moved, loaded = {}, {}, {}
     for node in nodes:
         for dep in (*node.read_writes.reads, *node.read_writes.writes):
             numel: Optional[sympy.Expr] = getattr(dep, "get_numel", lambda: None)()
             if numel is None or not sizes.statically_known_equals(numel, full):
                 continue
             itemsizes[dep.name] = V.graph.get_dtype(dep.name).itemsize
+            if dep.name not in written:
+                loaded[dep.name] = itemsizes[dep.name]
             if dep.name not in written or not _torch_private.removed_by_fusion(dep.name, names):
                 moved[dep.name] = itemsizes[dep.name]
     if not itemsizes:
-        return 4, 4, 0
-    return min(itemsizes.values()), max(itemsizes.values()), sum(moved.values())
+        return 4, 4, 0, 4
+    widest = max(itemsizes.values())
+    return min(itemsizes.values()), widest, sum(moved.values()), max(loaded.values(), default=widest)
 
 
 def _grid_y_fits(cols: sympy.Expr, xblock: int) -> bool:

@@ -454,7 +454,7 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
                   override: dict[str, int] | None = None, ops: int = 0, reductions: int = 1,
                   producer_ops: frozenset[str] = frozenset(), static_rows: bool = True,
                   moved: int = 0, static_cols: bool = True, vector_rows: bool = True,
-                  vector_cols: bool = True, row_tile_grid: bool = False) -> LaunchConfig:
+                  vector_cols: bool = True, row_tile_grid: bool = False, widest_load: int = 0) -> LaunchConfig:
     """Choose the launch for a fused kernel over ``x [rows, cols]``.
 
     Args:
@@ -484,6 +484,9 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
             :data:`DYNAMIC_TILES_PER_PROGRAM` looped tiles), a static N for :func:`wide_fp8_cast`; with
             ``ROW_TILE_GRID=1`` in ``override`` any static N is launched as a dynamic N would be (on the grid where
             those rules, or ``TILES_PER_PROGRAM=1``, give one row tile a program).
+        widest_load: bytes per element of the widest full-size tensor the kernel loads from memory, where it is
+            narrower than ``widest`` (16-bit inputs computed through an f32 buffer: 2); 0: ``widest``.  Only the
+            prefetch, which holds the loaded tile, looks at it.
 
     Raises:
         ValueError: if a size is not positive, or the tile (override blocks included) is larger than one Triton
@@ -585,7 +588,8 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
         tiles_per_program=0 if "RSPLIT" in override else tiles_per_program,
         finish_group=override.get("FINISH_GROUP", FINISH_GROUP),
         prefetch=bool(override.get("PREFETCH", 0 < per_thread <= PREFETCH_MAX_ELEMENTS_PER_THREAD
-                                   and widest == PREFETCH_ITEMSIZE and (narrowest == widest or heavy)
+                                   and (widest_load or widest) == PREFETCH_ITEMSIZE
+                                   and (narrowest == widest or heavy)
                                    and tiles_per_program != 1))
                       and not row_tile_grid,  # its kernel has no loop
         row_tile_grid=row_tile_grid,

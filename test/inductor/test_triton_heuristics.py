@@ -451,6 +451,9 @@ def test_small_16_bit_tiles_prefetch_the_next_row_tile_and_others_do_not(produce
     assert not th.launch_config(3072, 4096, 4, 4, H200_SMS, **producer).prefetch  # f32
     # a GELU backward of bf16 loads into fp8 copies (the Float8Linear MLP's backward): heavy, so prefetched
     assert th.launch_config(4096, 16384, 1, 2, H200_SMS, **producer).prefetch
+    # the same computed through an f32 buffer (widest 4): the loads are still 16-bit, so still prefetched
+    assert th.launch_config(4096, 16384, 1, 4, H200_SMS, **producer, widest_load=2).prefetch
+    assert not th.launch_config(4096, 16384, 1, 4, H200_SMS, **producer).prefetch  # f32 loads
     fp8 = th.launch_config(769, 4099, 1, 2, H200_SMS, ops=2)  # an fp8 cast with odd C and N: one wave
     assert per_thread(fp8) == th.SCALAR_ELEMENTS_PER_THREAD and not fp8.tiles_per_program and not fp8.prefetch
     assert th.launch_config(3072, 25216, 2, 2, H200_SMS, ops=2, override={"PREFETCH": 1}).prefetch
