@@ -147,3 +147,19 @@ def test_a_copy_that_pairs_with_more_reductions_than_one_kernel_holds_is_left_to
     reasons = [d for d in decisions if d.startswith("skip clone")]
     assert len(reasons) == 6 and all("pairs with 6 reductions, more than the 4 one kernel may hold" in d
                                      for d in reasons), decisions
+
+
+def test_a_copys_reductions_are_left_to_stock_together_when_the_cost_model_skips_one(decisions, monkeypatch):
+    """LayerNorm backward: the cost model judges each sum alone; when it leaves one to stock, that one reads x again
+    in stock's kernels, so the other is not fused either (bf16[561, 547] with one sum fused ran at 0.89x)."""
+    from reduction_transpose_fusion.fx_passes import reduction_transpose as rt
+    judged = rt.skip_reason
+    monkeypatch.setattr(rt, "skip_reason", lambda site, *a: f"{rt.COST_MODEL_SKIP}: a test" if site.reduction == "sum_1"
+                        else judged(site, *a))
+    case = families.ALL_CASES["F3-layernorm-backward"]
+    code = interpret.generate(case.fn, interpret.fake_inputs(*case.specs(4096, 1024, torch.bfloat16)), **ON)
+    stock = interpret.generate(case.fn, interpret.fake_inputs(*case.specs(4096, 1024, torch.bfloat16)))
+    assert len(interpret.kernel_names(code)) == len(interpret.kernel_names(stock))
+    assert any(d.startswith("skip clone + sum_2") and "other reduction sum_1 is left to stock by the cost model" in d
+               for d in decisions), decisions
+    assert not any(d.startswith(("candidate", "fused")) for d in decisions), decisions
