@@ -38,7 +38,8 @@ from torch._logging import trace_structured
 from torch.fx.experimental.symbolic_shapes import has_hint, size_hint, statically_known_true
 
 from .. import _torch_private, config
-from ..runtime.triton_heuristics import TRANSCENDENTAL, WorkspaceBoundError, launch_config, wide_fp8_cast
+from ..runtime.triton_heuristics import (TRANSCENDENTAL, LaunchConfig, WorkspaceBoundError, launch_config,
+                                        wide_fp8_cast)
 from . import profitability
 
 log = logging.getLogger(__name__)
@@ -287,7 +288,11 @@ def _describe(n: torch.fx.Node) -> str:
 
 # A wide C (stock's one unsplit kernel) with a producer of u or v fused slower below this N (fp16[388, 12865]
 # a * b + 1 at 0.85x of stock, random sites of seed 1243628023) and faster from N = 2048 up (1.25-1.74x, seven
-# corpus and held-out cases of 2048-32768 rows); the boundary between is not measured.
+# corpus and held-out cases of 2048-32768 rows); the boundary between is not measured.  Below it a wide site whose
+# launch splits N (RSPLIT > 1) is left to stock too: on the random sites of 2026-12-01/02 the three such fused
+# kernels with one reduction ran at 0.72-0.85x (f32[291, 27080] RSPLIT 5, bf16[408, 10188] RSPLIT 3, the a * b + 1
+# above RSPLIT 2), while the unsplit ones (RSPLIT 1: bf16[88, 32002], f32[67, 16124], GELU backward bf16[1350,
+# 22513]) and f32[2114, 31084] (RSPLIT 34) gained 1.08-2.17x.
 WIDE_PRODUCER_MIN_ROWS = 1024
 # The most reductions one transposed copy's kernel may hold.  A looped reduction keeps an [XBLOCK, R0_BLOCK]
 # accumulator in registers, up to 32 elements a thread with the launch rules' tiles: four are 128 registers, half of
@@ -404,13 +409,19 @@ def skip_reason(site: Site, row_tiles: bool = False, reductions: int = 1) -> Opt
         return (f"stock already emits one unsplit kernel that reads x once (C={site.hints[1]} is wide), so the fusion "
                 f"would change only its launch, which with {what} ran slower (random sites: 0.37-0.90x; "
                 "reduction_transpose_fusion_profitability=False overrides)")
+    try:
+        launch = predicted_launch(site, reductions, row_tiles) if wide else None
+        guess = None if wide else predicted_estimate(site, reductions, row_tiles)
+    except WorkspaceBoundError as e:
+        if e.from_override:
+            raise
+        return f"its launch would exceed the workspace bound: {e}"
+    if wide and launch.RSPLIT > 1 and site.hints[0] < WIDE_PRODUCER_MIN_ROWS:
+        return (f"stock already emits one unsplit kernel that reads x once (C={site.hints[1]} is wide), and the fused "
+                f"launch would split N={site.hints[0]} < {WIDE_PRODUCER_MIN_ROWS} rows over RSPLIT={launch.RSPLIT} "
+                "programs, whose partials and finish cost more than the split gains (random sites: 0.72-0.85x; "
+                "reduction_transpose_fusion_profitability=False overrides)")
     if not wide:
-        try:
-            guess = predicted_estimate(site, reductions, row_tiles)
-        except WorkspaceBoundError as e:
-            if e.from_override:
-                raise
-            return f"its launch would exceed the workspace bound: {e}"
         if guess.speedup < profitability.MIN_PREDICTED_SPEEDUP:
             return (f"{COST_MODEL_SKIP}: {guess.describe()} < "
                     f"{profitability.MIN_PREDICTED_SPEEDUP}x (fx_passes/profitability.py; "
@@ -429,17 +440,24 @@ def skip_reason(site: Site, row_tiles: bool = False, reductions: int = 1) -> Opt
     return None
 
 
-def predicted_estimate(site: Site, reductions: int, row_tiles: bool) -> profitability.Estimate:
-    """The cost model's estimate (:mod:`.profitability`) for ``site``, with the launch :func:`launch_config` would
-    choose for its kernel as far as the graph tells (``choices`` computes the real one from Inductor's kernel)."""
+def predicted_launch(site: Site, reductions: int, row_tiles: bool) -> LaunchConfig:
+    """The launch :func:`launch_config` would choose for ``site``'s kernel as far as the graph tells (``choices``
+    computes the real one from Inductor's kernel).  Raises :class:`WorkspaceBoundError` as it does."""
     rows, cols = site.hints
     moved = site.u_bytes + site.v_bytes - site.shared_bytes + site.itemsize
     static_rows, static_cols = site.rows.is_number, site.cols.is_number
-    launch = launch_config(
+    return launch_config(
         cols, rows, site.narrowest, site.widest, DeviceProperties.create(_device(site)).multi_processor_count,
         config.launch_override(), site.op_count, reductions, site.producer_ops, static_rows, moved, static_cols,
         vector_rows=static_rows or vector_rows(site.rows, rows),
         vector_cols=static_cols or sympy.Mod(site.cols, VECTOR_MULTIPLE) == 0, row_tile_grid=row_tiles)
+
+
+def predicted_estimate(site: Site, reductions: int, row_tiles: bool) -> profitability.Estimate:
+    """The cost model's estimate (:mod:`.profitability`) for ``site``, with its :func:`predicted_launch`."""
+    rows, cols = site.hints
+    moved = site.u_bytes + site.v_bytes - site.shared_bytes + site.itemsize
+    launch = predicted_launch(site, reductions, row_tiles)
     stock_bytes = (site.u_bytes + site.v_bytes + site.itemsize) * rows * cols
     return profitability.estimate(rows, cols, reductions, stock_bytes, moved * rows * cols, launch.RSPLIT,
                                   launch.XBLOCK)
