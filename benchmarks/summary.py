@@ -28,7 +28,7 @@ def geomean(values: pd.Series) -> float:
 def summarize(df: pd.DataFrame) -> dict[str, object]:
     """Target figures for the corpus run in ``df`` (one row per case, the columns of benchmarks.run).
 
-    The copy-SOL and speedup targets are over every case of 8 MB or more, as the issue states them: a case the rules
+    The copy-SOL and speedup targets are over every case of 8 MB or more, as the targets state them: a case the rules
     leave to stock counts with its stock time (its "fused" time is stock's).  The same figures over the fused cases
     only are printed beside them."""
     failed = df[df.get("error", pd.Series(index=df.index, dtype=object)).notna() | df.fused_ms.isna()]

@@ -4,8 +4,8 @@ A *site* is a transposed contiguous copy ``clone(permute(v, [1, 0]), memory_form
 ``v [N, C]`` together with every reduction of a tensor ``u`` over all of its leading dims (``u [..., C] -> [C]``:
 ``sum``, ``amax``, ``amin``, ``mean``) such that ``u`` and ``v`` are computed elementwise from a common full-size
 tensor ``x`` (``numel(x) == N * C``), walking back through pointwise ops and row-major reshapes only.  Such a pair
-reads ``x`` with the same flat index, so one kernel over ``(numel=C, rnumel=N)`` can read it once (F1–F5 of the
-core issue: a plain copy, a pointwise producer, several reductions, flattened leading dims, cast outputs).
+reads ``x`` with the same flat index, so one kernel over ``(numel=C, rnumel=N)`` can read it once (families F1–F5:
+a plain copy, a pointwise producer, several reductions, flattened leading dims, cast outputs).
 
 This pass only *marks*: it stores a :class:`Site` in ``node.meta[META_KEY]`` of each reduction to fuse.  Inductor's
 own scheduler still decides whether the nodes fuse (a wrong guess here costs speed, never correctness); the marks
