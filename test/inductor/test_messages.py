@@ -163,3 +163,14 @@ def test_a_copys_reductions_are_left_to_stock_together_when_the_cost_model_skips
     assert any(d.startswith("skip clone + sum_2") and "other reduction sum_1 is left to stock by the cost model" in d
                for d in decisions), decisions
     assert not any(d.startswith(("candidate", "fused")) for d in decisions), decisions
+
+
+@pytest.mark.parametrize("shape,dtype,fused", [
+    ((291, 27080), torch.float32, False),  # the launch would split 291 rows 5 ways: measured 0.72x, left to stock
+    ((88, 32002), torch.bfloat16, True),  # unsplit (RSPLIT 1): measured 2.17x, fused
+])
+def test_a_wide_c_is_fused_only_where_its_launch_does_not_split_a_few_hundred_rows(decisions, shape, dtype, fused):
+    interpret.generate(_copy_and_sum, interpret.fake_inputs((shape, dtype)), **ON)
+    assert any(d.startswith("fused") for d in decisions) == fused, decisions
+    if not fused:
+        assert any(f"split N={shape[0]} < 1024 rows over RSPLIT=" in d for d in decisions), decisions
