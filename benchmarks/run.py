@@ -22,6 +22,7 @@ import importlib.util
 import json
 import math
 import pathlib
+import re
 import subprocess
 import sys
 
@@ -190,12 +191,14 @@ def table(frame: pd.DataFrame) -> str:
 
 
 def decision(log: str) -> str:
-    """The gist of a case's decision log: "fused" or the first skip's reason, cut to 90 characters."""
+    """The gist of a case's decision log: "fused" or the first skip's reason, its first clause (up to the first
+    ":", ";" or ", so") at most 140 characters, cut at a word with "..." (the CSV keeps the whole log)."""
     log = str(log or "")
     if " into one kernel" in log:
         return "fused"
     skip = next((part for part in log.split(" | ") if part.startswith("skip ")), log)
-    return skip.split(": ", 1)[-1][:90]
+    reason = re.split(r": |; |, so ", skip.split(": ", 1)[-1], maxsplit=1)[0]
+    return reason if len(reason) <= 140 else reason[:137].rsplit(" ", 1)[0] + "..."
 
 
 if __name__ == "__main__":

@@ -112,7 +112,8 @@ def register() -> None:
         try:
             _CHECKS[e.name](getattr(inductor_config, e.name))
         except ValueError as err:
-            raise ValueError(f"{e.env}={raw!r}: {err}") from None
+            spelled = "; an environment variable takes 1 or 0" if isinstance(e.default, bool) else ""
+            raise ValueError(f"{e.env}={raw!r}: {err}{spelled}") from None
 
 
 def validate() -> None:
@@ -206,7 +207,9 @@ def _parse_launch_override(text) -> dict[str, int]:
     for item in filter(None, (s.strip() for s in text.split(","))):
         m = _LAUNCH_ITEM.match(item)
         key, value = (m.group(1), int(m.group(2))) if m else (None, None)
-        if key not in LAUNCH_KEYS or key in out or not (value in (0, 1) if key in _SWITCH_KEYS
+        if key in out:
+            raise ValueError(f"reduction_transpose_fusion_launch_config: {key} is given twice ({text!r})")
+        if key not in LAUNCH_KEYS or not (value in (0, 1) if key in _SWITCH_KEYS
                                                          else value >= (key not in _ZERO_KEYS)):
             raise ValueError(
                 f"reduction_transpose_fusion_launch_config: bad item {item!r}; expected KEY=positive int with KEY "

@@ -423,9 +423,11 @@ def skip_reason(site: Site, row_tiles: bool = False, reductions: int = 1) -> Opt
                 "reduction_transpose_fusion_profitability=False overrides)")
     if not wide:
         if guess.speedup < profitability.MIN_PREDICTED_SPEEDUP:
+            overridden = (", and fuses it with reduction_transpose_fusion_launch_config's launch"
+                          if config.launch_override() else "")
             return (f"{COST_MODEL_SKIP}: {guess.describe()} < "
                     f"{profitability.MIN_PREDICTED_SPEEDUP}x (fx_passes/profitability.py; "
-                    "reduction_transpose_fusion_profitability=False overrides)")
+                    f"reduction_transpose_fusion_profitability=False overrides{overridden})")
     transcendental = reductions == 1 and bool(site.producer_ops & TRANSCENDENTAL)
     if (site.itemsize == 4 and site.hints[1] % 2 and not site.rows.is_number and not transcendental
             and not vector_rows(site.rows, site.hints[0]) and not row_tiles):

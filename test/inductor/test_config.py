@@ -70,6 +70,13 @@ def test_every_bad_environment_value_fails_the_import_with_the_message_of_the_sa
     assert f"ValueError: {env}={raw!r}: {_message(name, value)}" in out.stderr, out.stderr[-2000:]
 
 
+def test_a_switch_spelled_true_in_the_environment_says_the_environment_takes_1_or_0():
+    out = run_python("import reduction_transpose_fusion", TORCHINDUCTOR_REDUCTION_TRANSPOSE_FUSION="true")
+    assert out.returncode != 0
+    assert ("TORCHINDUCTOR_REDUCTION_TRANSPOSE_FUSION='true': reduction_transpose_fusion must be True or False (or 1 "
+            "or 0), got 'true'; an environment variable takes 1 or 0") in out.stderr, out.stderr[-2000:]
+
+
 def test_good_environment_values_pass_the_import_check():
     out = run_python(
         "import reduction_transpose_fusion, torch._inductor.config as c;"
@@ -165,7 +172,7 @@ def test_a_bad_value_fails_any_graph_that_compiles_with_the_flag_on(option):
     ("SHIFT_LAST_TILE=3", "PREFETCH, INT32_SIZES, SHIFT_LAST_TILE, ROW_TILE_GRID, EVICT_FIRST, STREAM_STORES: 0 or 1"),
     ("RSPLIT=0", "bad item"),  # only TILES_PER_PROGRAM takes 0
     ("XBLOCK=0", "bad item"),
-    ("XBLOCK=64,XBLOCK=16", "each key once"),
+    ("XBLOCK=64,XBLOCK=16", "XBLOCK is given twice"),
     (None, "must be a string"),
 ])
 def test_launch_overrides_the_gpu_would_refuse_are_clear_errors(text, match):
