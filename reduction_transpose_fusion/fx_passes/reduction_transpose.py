@@ -30,12 +30,11 @@ from typing import Iterable, Optional
 import sympy
 import torch
 import torch._inductor.config as inductor_config
-from torch._inductor.choices import InductorChoices
 from torch._inductor.custom_graph_pass import CustomGraphModulePass, get_hash_for_files
 from torch._inductor.runtime.hints import DeviceProperties
 from torch._inductor.virtualized import V
 from torch._logging import trace_structured
-from torch.fx.experimental.symbolic_shapes import has_hint, size_hint, statically_known_true
+from torch.fx.experimental.symbolic_shapes import statically_known_true
 
 from .. import _torch_private, config
 from ..runtime.triton_heuristics import (TRANSCENDENTAL, LaunchConfig, WorkspaceBoundError, launch_config,
@@ -46,6 +45,9 @@ log = logging.getLogger(__name__)
 aten = torch.ops.aten
 
 META_KEY = "reduction_transpose_fusion"
+# Set on the transposed copy (the clone) of each marked site, to its reduction's name: the scheduler keeps such a copy
+# out of loop-index inversion (scheduler.keeps_its_loops)
+COPY_META_KEY = "reduction_transpose_fusion_copy"
 
 # Reductions whose leading-dim form the fused kernel computes (the cooperative finish handles each of them).
 REDUCTIONS = {aten.sum.dim_IntList, aten.amax.default, aten.amin.default, aten.mean.dim}
@@ -221,6 +223,7 @@ def mark_sites(graph: torch.fx.Graph, foreign_choices: Optional[type] = None) ->
         decisions.append((site.describe(), reason))
         if reason is None:
             node.meta[META_KEY] = site
+            _node(graph, site.transpose).meta.setdefault(COPY_META_KEY, site.reduction)
             marked.append(site)
     decisions += [(f"{name}", f"not a site: {why}") for name, why in _unpaired(graph, sites)]
     for where, reason in decisions:
@@ -574,7 +577,7 @@ def stock_split_factor(site: Site) -> int:
     rows, cols = site.hints
     if not inductor_config.split_reductions or rows <= 32 or _wide(site):
         return 1
-    return InductorChoices.reduction_split_factor(_device(site), rows, cols, inner_reduction=False)
+    return _torch_private.stock_reduction_split_factor(_device(site), rows, cols, inner_reduction=False)
 
 
 def find_sites(graph: torch.fx.Graph) -> list[Site]:
@@ -834,9 +837,9 @@ def _expr(size) -> sympy.Expr:
 
 def _hints(sizes) -> Optional[tuple[int, ...]]:
     """Size hints (no guard is added), or None if a size is unbacked and has no hint."""
-    if not all(not isinstance(s, torch.SymInt) or has_hint(s) for s in sizes):
+    if not all(not isinstance(s, torch.SymInt) or _torch_private.has_size_hint(s) for s in sizes):
         return None
-    return tuple(size_hint(s) for s in sizes)
+    return tuple(_torch_private.size_hint(s) for s in sizes)
 
 
 def _node(graph: torch.fx.Graph, name: str) -> torch.fx.Node:
