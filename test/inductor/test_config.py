@@ -183,10 +183,20 @@ def test_a_valid_launch_override_parses():
         assert config.launch_override() == {"TILES_PER_PROGRAM": 0}
 
 
-def test_other_torch_versions_are_refused():
-    out = run_python("import torch; torch.__version__ = '2.10.0'; import reduction_transpose_fusion")
+@pytest.mark.parametrize("version", ["2.10.0", "2.11.1", "2.13.0+cpu", "2.14.1", "2.16.0"])
+def test_other_torch_versions_are_refused(version):
+    out = run_python(f"import torch; torch.__version__ = {version!r}; import reduction_transpose_fusion")
     assert out.returncode != 0
-    assert "supports torch 2.11.0 only; found torch 2.10.0" in out.stderr
+    assert "ImportError: reduction_transpose_fusion supports torch 2.11.0 and 2.15.0 only" in out.stderr
+    assert f"found torch {version}" in out.stderr
+
+
+@pytest.mark.parametrize("version", ["2.11.0+cu130", "2.15.0"])
+def test_the_supported_versions_import(version):
+    """A local build label is the release; the installed torch stands in for the other supported one (the package's
+    code must import on either: only the version check reads the version string)."""
+    out = run_python(f"import torch; torch.__version__ = {version!r}; import reduction_transpose_fusion")
+    assert out.returncode == 0, out.stderr[-2000:]
 
 
 _X = torch.randn(8, 4)  # one input for every key: the hash covers small real inputs' values too
