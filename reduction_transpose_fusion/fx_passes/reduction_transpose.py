@@ -504,7 +504,7 @@ def expects_row_tiles(graph: torch.fx.Graph, site: Site, reductions: int) -> boo
 def _numel_hint(node: torch.fx.Node) -> int:
     """Elements of ``node``'s value from size hints (0 where it has no tensor value)."""
     val = node.meta.get("val")
-    return size_hint(val.numel()) if isinstance(val, torch.Tensor) else 0
+    return _torch_private.size_hint(val.numel()) if isinstance(val, torch.Tensor) else 0
 
 
 def _lower_bound(node: torch.fx.Node, expr: sympy.Expr) -> float:
