@@ -134,7 +134,7 @@ def run_on_cpu(module_source: str, inputs: Sequence[torch.Tensor]) -> tuple[torc
     if os.environ.get("TRITON_INTERPRET") != "1":
         raise RuntimeError("run_on_cpu needs TRITON_INTERPRET=1 set before triton is imported")
     check_guards(module_source, inputs)
-    _boolean_masks()
+    boolean_masks()
     ns: dict[str, Any] = {}
     source = module_source.replace("async_compile = AsyncCompile()", "async_compile = _interpreting_compiler")
     ns["_interpreting_compiler"] = _InterpretingCompiler()
@@ -146,7 +146,7 @@ def run_on_cpu(module_source: str, inputs: Sequence[torch.Tensor]) -> tuple[torc
 
 
 @functools.cache
-def _boolean_masks() -> None:
+def boolean_masks() -> None:
     """Make the interpreter take a mask that is not a numpy bool array as the GPU does (non-zero: true).  Triton 3.9's
     interpreter computes a block mask ANDed with a scalar condition (``(rsplit_arange < RSPLIT) & rsplit_is_last``,
     Inductor's peers load) as uint32 and then refuses it in a masked load ("mask has unsupported dtype"); the compiled
