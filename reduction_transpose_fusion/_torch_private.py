@@ -1,9 +1,33 @@
 """Every touch of a private PyTorch surface, in one place.
 
-Checked against torch 2.11.0 (``SUPPORTED_TORCH``); :mod:`reduction_transpose_fusion` refuses to import on any other
-version, because each item below is an unversioned internal that has changed between releases.
+Checked against torch 2.11.0 and 2.15.0 (``SUPPORTED_TORCH``); :mod:`reduction_transpose_fusion` refuses to import on
+any other version, because each item below is an unversioned internal that has changed between releases.  The
+package has one code path: where 2.11 and 2.15 differ, a small function here hides it, and says how they differ:
 
-| surface (torch 2.11.0)                                   | why no public hook does it                                |
+| difference (2.11.0 -> 2.15.0)                             | where                                                     |
+|----------------------------------------------------------|-----------------------------------------------------------|
+| ``_ConfigEntry(config)`` -> ``_ConfigEntry(config, name)``; | :func:`_new_config_entry`, :func:`_config_changed`      |
+|   ``config._is_dirty`` -> per-thread context variables   |                                                           |
+| ``symbolic_shapes.has_hint`` / ``size_hint`` removed     | :func:`has_size_hint`, :func:`size_hint`                  |
+| ``InductorChoices.reduction_split_factor``: staticmethod | :func:`stock_reduction_split_factor` (``choices`` calls   |
+|   -> instance method                                     |   it through ``super()``, which works for both)           |
+| config values per thread, so ``inductor_choices_class``  | :func:`_install_default_choices` (2.15:                   |
+|   set at import reaches only the importing thread        |   ``register_inductor_choices``), :func:`_configured_choices`|
+| a configured or registered choices class must have       | ``ReductionTransposeChoices.uuid`` (2.11 never asks)      |
+|   ``uuid()`` (cache key), or every cached compile fails  |                                                           |
+| combo kernels: 2.15's memory-gated path skips the group  | :func:`filter_combo_kernel_groups` wraps                  |
+|   algorithm; both pass candidates through ``combinable_nodes`` | ``combinable_nodes`` on both                        |
+| a divisibility guard is recorded only for torch's ``Mod`` | :func:`is_multiple`                                      |
+| loop-index inversion re-indexes a transposed copy of a   | :func:`keep_out_of_index_inversion` (on both: 2.11 never  |
+|   pointwise result (F5's fp8 copy left the fused kernel) |   inverted a marked copy)                                 |
+| ``GridExpr.generate(meta)`` -> ``generate(meta, is_lazy)`` | ``runtime.triton_heuristics.RowTileGrid`` takes it      |
+
+Inductor's generated source differs in one place the package does not write: 2.15 spells a max reduction's combine
+``tl.maximum(a, b, tl.PropagateNan.ALL)`` where 2.11 writes ``triton_helpers.maximum(a, b)``; otherwise the fused
+kernels of F1-F5 are the same text (``test/inductor/test_golden_sources.py``).  Triton 3.9's interpreter (tests only)
+makes a block-and-scalar mask uint32; ``reduction_transpose_fusion_testing.interpret.boolean_masks`` takes it as bool.
+
+| surface (torch 2.11.0; 2.15.0 the same unless above)    | why no public hook does it                                |
 |----------------------------------------------------------|-----------------------------------------------------------|
 | ``utils/_config_module.py`` ``_config``, ``_ConfigEntry`` | ``ConfigModule.__setattr__`` rejects unknown keys         |
 | ``_inductor/virtualized.py`` ``V.set_choices_handler``   | the choices handler is cached per thread; see             |
