@@ -13,24 +13,36 @@ The config entries exist only after the import: without it torch refuses them as
 (``torch._inductor.config.reduction_transpose_fusion does not exist``, or ``Unexpected optimization option`` from
 ``torch.compile(options=...)``), and the ``TORCHINDUCTOR_REDUCTION_TRANSPOSE_FUSION*`` variables are read by nothing.
 
-Importing raises ``ImportError`` on any torch other than those in :data:`SUPPORTED_TORCH` (2.11.0 and 2.15.0, the
-releases its tests run on): the package extends Inductor internals that change between releases (listed in
-:mod:`reduction_transpose_fusion._torch_private`, which holds every difference between the two).  The releases
-between them (2.12 to 2.14) are not tested, so they are refused too.
+Importing raises ``ImportError`` on a torch outside :data:`SUPPORTED_TORCH`, 2.11.0 through 2.15.0: the package
+extends Inductor internals that change between releases (listed in :mod:`reduction_transpose_fusion._torch_private`,
+which holds every difference between 2.11 and 2.15 and tells them apart by what the installed torch has, not by its
+version number).  The tests run on the two ends of the range, 2.11.0 and 2.15.0.
 """
 
 from __future__ import annotations
 
+import re
+
 import torch
 
+# The first and the last torch release supported, both included (pyproject.toml: torch>=2.11.0,<=2.15.0); the tests
+# run on both
 SUPPORTED_TORCH = ("2.11.0", "2.15.0")
 __version__ = "0.1.0"
 
-if torch.__version__.split("+")[0] not in SUPPORTED_TORCH:
+
+def _release(version: str) -> tuple[int, ...]:
+    """(major, minor, patch) of a torch version string: ``"2.15.0+cu132"`` -> ``(2, 15, 0)``; a pre-release or
+    development build counts as its release (``"2.15.0a0+git1234"`` -> ``(2, 15, 0)``); ``()`` if it has none."""
+    m = re.match(r"(\d+)\.(\d+)\.(\d+)", version)
+    return tuple(int(g) for g in m.groups()) if m else ()
+
+
+if not _release(SUPPORTED_TORCH[0]) <= _release(torch.__version__) <= _release(SUPPORTED_TORCH[1]):
     raise ImportError(
-        f"reduction_transpose_fusion supports torch {' and '.join(SUPPORTED_TORCH)} only (the releases between, "
-        f"2.12 to 2.14, are not tested); found torch {torch.__version__}. "
-        f"Install torch=={SUPPORTED_TORCH[0]} or torch=={SUPPORTED_TORCH[-1]}."
+        f"reduction_transpose_fusion supports torch {SUPPORTED_TORCH[0]} through {SUPPORTED_TORCH[1]}; found torch "
+        f"{torch.__version__}, outside that range. Install a torch in it, e.g. torch=={SUPPORTED_TORCH[1]} "
+        f"(the tests run on {SUPPORTED_TORCH[0]} and {SUPPORTED_TORCH[1]})."
     )
 
 from . import _torch_private, config  # noqa: E402

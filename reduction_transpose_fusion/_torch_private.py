@@ -1,8 +1,10 @@
 """Every touch of a private PyTorch surface, in one place.
 
-Checked against torch 2.11.0 and 2.15.0 (``SUPPORTED_TORCH``); :mod:`reduction_transpose_fusion` refuses to import on
-any other version, because each item below is an unversioned internal that has changed between releases.  The
-package has one code path: where 2.11 and 2.15 differ, a small function here hides it, and says how they differ:
+Checked against torch 2.11.0 and 2.15.0, the ends of the supported range (``SUPPORTED_TORCH``);
+:mod:`reduction_transpose_fusion` refuses to import outside it, because each item below is an unversioned internal
+that has changed between releases.  The package has one code path: where 2.11 and 2.15 differ, a small function here
+hides it, tells them apart by what the installed torch has (a parameter, an attribute, a function), never by its
+version number, and says how they differ:
 
 | difference (2.11.0 -> 2.15.0)                             | where                                                     |
 |----------------------------------------------------------|-----------------------------------------------------------|
@@ -13,11 +15,15 @@ package has one code path: where 2.11 and 2.15 differ, a small function here hid
 |   -> instance method                                     |   it through ``super()``, which works for both)           |
 | config values per thread, so ``inductor_choices_class``  | :func:`_install_default_choices` (2.15:                   |
 |   set at import reaches only the importing thread        |   ``register_inductor_choices``), :func:`_configured_choices`|
+| a handler made from several classes (the user's and the  | :func:`choices_hook_owner`, :func:`foreign_choices`       |
+|   registered ones) calls each method of the first that   |   (2.11: one class, whose methods all answer)             |
+|   overrides it                                           |                                                           |
 | a configured or registered choices class must have       | ``ReductionTransposeChoices.uuid`` (2.11 never asks)      |
 |   ``uuid()`` (cache key), or every cached compile fails  |                                                           |
 | combo kernels: 2.15's memory-gated path skips the group  | :func:`filter_combo_kernel_groups` wraps                  |
 |   algorithm; both pass candidates through ``combinable_nodes`` | ``combinable_nodes`` on both                        |
-| a divisibility guard is recorded only for torch's ``Mod`` | :func:`is_multiple`                                      |
+| ``statically_known_multiple_of`` tests ``Eq(e % k, 0)``   | :func:`is_multiple` (the guard is written as the test)    |
+|   (sympy's Mod) -> ``Eq(Mod(e, k), 0)`` (torch's Mod)    |                                                           |
 | loop-index inversion re-indexes a transposed copy of a   | :func:`keep_out_of_index_inversion` (on both: 2.11 never  |
 |   pointwise result (F5's fp8 copy left the fused kernel) |   inverted a marked copy)                                 |
 | ``GridExpr.generate(meta)`` -> ``generate(meta, is_lazy)`` | ``runtime.triton_heuristics.RowTileGrid`` takes it      |
@@ -79,10 +85,9 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import os
-from typing import Any, Callable
+from typing import Any, Callable, Optional
 
 import sympy
-import torch
 import torch._inductor.config as inductor_config
 from torch._inductor import choices as inductor_choices_module
 from torch._inductor.choices import InductorChoices
@@ -92,6 +97,7 @@ from torch._inductor.codegen.simd import constant_repr
 from torch._inductor.codegen.cuda_combined_scheduling import CUDACombinedScheduling
 from torch._inductor.codegen.simd_kernel_features import DisableReduction, EnableReduction
 from torch._inductor.scheduler import ForeachKernelSchedulerNode
+from torch._inductor.sizevars import SizeVarAllocator
 from torch._inductor.codegen.triton import (
     CooperativeReductionWorkspaceCache,
     FixedTritonConfig,
@@ -112,9 +118,6 @@ from torch.utils._sympy.value_ranges import ValueRanges
 
 from . import SUPPORTED_TORCH
 
-# (major, minor) of the running torch: 2.11 or 2.15 (the package refuses any other at import)
-TORCH_VERSION = tuple(int(part) for part in torch.__version__.split("+")[0].split(".")[:2])
-
 __all__ = [
     "AlignedWorkspaceCache",
     "CUDACombinedScheduling",
@@ -130,10 +133,12 @@ __all__ = [
     "TritonScheduling",
     "V",
     "active_choices",
+    "choices_hook_owner",
     "constant_repr",
     "deferred_line",
     "drop_cooperative_launch",
     "filter_combo_kernel_groups",
+    "foreign_choices",
     "grow_semaphores",
     "has_size_hint",
     "install_choices",
@@ -237,12 +242,19 @@ def stock_reduction_split_factor(device, reduction_numel_hint: int, numel_hint: 
     return InductorChoices().reduction_split_factor(device, reduction_numel_hint, numel_hint, inner_reduction)
 
 
+# torch 2.15's SizeVarAllocator decides multiples structurally (_is_multiple_of), ending in Eq(Mod(e, k), 0) with
+# torch's Mod; torch 2.11's tests Eq(e % k, 0), sympy's Mod
+_TORCH_MOD_MULTIPLES = hasattr(SizeVarAllocator, "_is_multiple_of")
+
+
 def is_multiple(expr, multiple: int):
-    """The sympy condition ``expr % multiple == 0`` on dynamic sizes, for :func:`guard_true`.  torch 2.11: with
-    ``sympy.Mod``, as ShapeEnv records ``Eq(Mod(s, k), 0)`` as a divisibility fact; torch 2.15 records it only for
-    torch's own ``Mod`` (``torch.utils._sympy.functions.Mod``: sympy's is not the node ShapeEnv looks for, and the
-    guard then leaves ``statically_known_multiple_of`` false)."""
-    mod = sympy.Mod if TORCH_VERSION < (2, 15) else TorchMod
+    """The sympy condition ``expr % multiple == 0`` on dynamic sizes, for :func:`guard_true`, written as Inductor's
+    ``sizevars.statically_known_multiple_of`` later tests it, so that the guard (an axiom once recorded) answers that
+    test.  torch 2.11: ``Eq(expr % multiple, 0)``, sympy's ``Mod``; torch 2.15: ``Eq(Mod(expr, multiple), 0)`` with
+    torch's own ``Mod`` (``torch.utils._sympy.functions.Mod``), reached after the structural rules of
+    ``SizeVarAllocator._is_multiple_of``.  Either Mod in the other torch leaves the test false (the guard is added,
+    but the size arguments are not marked divisible by 16)."""
+    mod = TorchMod if _TORCH_MOD_MULTIPLES else sympy.Mod
     return sympy.Eq(mod(expr, multiple), 0)
 
 
@@ -355,16 +367,48 @@ def _install_default_choices(choices_cls: type) -> None:
 
 
 def _configured_choices(choices_cls: type) -> Any:
-    """A fresh handler as Inductor would make it now, if that is a ``choices_cls``; else None (nothing is made).
-    torch 2.11: from ``config.inductor_choices_class`` alone; torch 2.15: from it and the registered factories
-    (:func:`_install_default_choices`)."""
+    """A fresh handler as Inductor would make it now, if ``choices_cls`` answers its hooks (:func:`foreign_choices`);
+    else None (nothing is made).  torch 2.11: from ``config.inductor_choices_class`` alone; torch 2.15: from it and
+    the registered factories (:func:`_install_default_choices`)."""
     configured = inductor_config.inductor_choices_class
     if _CHOICES_REGISTRY:
         handler = inductor_choices_module.create_inductor_choices(configured)
-        return handler if isinstance(handler, choices_cls) else None
+        return handler if foreign_choices(handler, choices_cls) is None else None
     if isinstance(configured, type) and issubclass(configured, choices_cls):
         return configured()
     return None
+
+
+def choices_hook_owner(handler: Any, name: str) -> Any:
+    """The object whose method ``name`` Inductor calls when it asks ``handler`` (a choices handler, ``V.choices``).
+
+    torch 2.11: ``handler`` itself.  torch 2.15: the same for a handler made from one class; one made from several
+    (the user's ``inductor_choices_class`` and the registered factories, such as the package's:
+    ``_ComposedInductorChoices``) calls, for each method, that of the first of them that overrides it, and its
+    attribute is that one's bound method, whose ``__self__`` this returns.  A method no contributor overrides is the
+    composed handler's own (stock)."""
+    return getattr(getattr(handler, name), "__self__", handler)
+
+
+def foreign_choices(handler: Any, choices_cls: type) -> Optional[type]:
+    """None if Inductor's calls of every ``InductorChoices`` method that ``choices_cls`` overrides reach an instance
+    of ``choices_cls`` (the package's class or a subclass) through ``handler``; else the class of the first handler
+    they reach instead (what keeps the marked reductions split).  torch 2.11: that is ``isinstance(handler,
+    choices_cls)``; torch 2.15 composes the user's class with the package's, and a user's class that overrides none of
+    the package's methods leaves them to it (:func:`choices_hook_owner`)."""
+    for name in _overridden_hooks(choices_cls):
+        owner = choices_hook_owner(handler, name)
+        if not isinstance(owner, choices_cls):
+            return type(owner)
+    return None
+
+
+def _overridden_hooks(choices_cls: type) -> tuple[str, ...]:
+    """The ``InductorChoices`` methods that ``choices_cls`` (or a base of it below ``InductorChoices``) overrides,
+    ``uuid`` aside (a cache key, not a hook)."""
+    names = {name for cls in choices_cls.__mro__[:choices_cls.__mro__.index(InductorChoices)]
+             for name in vars(cls) if name != "uuid" and callable(getattr(InductorChoices, name, None))}
+    return tuple(sorted(names))
 
 
 def active_choices(choices_cls: type) -> Any:

@@ -135,7 +135,8 @@ class ReductionTransposePass(CustomGraphModulePass):
 
     Args:
         choices_cls: the ``InductorChoices`` subclass that keeps marked reductions unsplit; a site fuses only while
-            this thread's choices handler is one (:func:`.._torch_private.active_choices`).
+            this thread's choices handler is one, or (torch 2.15) one made from several classes sends that class's
+            methods to it (:func:`.._torch_private.active_choices`, :func:`.._torch_private.foreign_choices`).
     """
 
     def __init__(self, choices_cls: type) -> None:
@@ -145,7 +146,7 @@ class ReductionTransposePass(CustomGraphModulePass):
         config.validate()  # a bad value raises for every graph, with the flag on or off, not only at a site
         if config.enabled():
             handler = _torch_private.active_choices(self.choices_cls)
-            foreign = None if isinstance(handler, self.choices_cls) else type(handler)
+            foreign = _torch_private.foreign_choices(handler, self.choices_cls)
             mark_sites(gm.graph, foreign)
 
     def uuid(self) -> bytes:
