@@ -333,7 +333,8 @@ def skip_reason(site: Site, row_tiles: bool = False, reductions: int = 1) -> Opt
           0.79-0.88x from 8 KB to 455 KB (``2026-11-30-h200-corpus-forced-small-run{1,2}.csv``) and 0.82-0.96x from
           768 KB to 2 MiB (``sweeps/2026-11-30-h200-sweep-gate-run{1,2}.csv``), while every site stock splits, down
           to 8 KB, ran faster fused: 1.04-1.20x under 1 MiB (the gate sweep, two runs) and 1.58-1.61x for
-          fp16[8192, 48];
+          fp16[8192, 48] (all with torch 2.11).  torch 2.15's stock takes an fp8 cast's transposed copy out of that
+          kernel (loop-index inversion: two kernels); such a site is left to stock there too, not yet measured;
        b. stock already emits one unsplit kernel because C is wide (the fusion only changes its tile), ``v`` is a
           scaled fp8 cast of ``x`` (views, ``mul``, ``convert_element_type``; :attr:`Site.copy_ops`) with rows not
           8-byte aligned, and its kernel is not expected to launch one program per row tile (``row_tiles``: the cpp
