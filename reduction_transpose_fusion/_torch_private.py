@@ -1,9 +1,39 @@
 """Every touch of a private PyTorch surface, in one place.
 
-Checked against torch 2.11.0 (``SUPPORTED_TORCH``); :mod:`reduction_transpose_fusion` refuses to import on any other
-version, because each item below is an unversioned internal that has changed between releases.
+Checked against torch 2.11.0 and 2.15.0, the ends of the supported range (``SUPPORTED_TORCH``);
+:mod:`reduction_transpose_fusion` refuses to import outside it, because each item below is an unversioned internal
+that has changed between releases.  The package has one code path: where 2.11 and 2.15 differ, a small function here
+hides it, tells them apart by what the installed torch has (a parameter, an attribute, a function), never by its
+version number, and says how they differ:
 
-| surface (torch 2.11.0)                                   | why no public hook does it                                |
+| difference (2.11.0 -> 2.15.0)                             | where                                                     |
+|----------------------------------------------------------|-----------------------------------------------------------|
+| ``_ConfigEntry(config)`` -> ``_ConfigEntry(config, name)``; | :func:`_new_config_entry`, :func:`_config_changed`      |
+|   ``config._is_dirty`` -> per-thread context variables   |                                                           |
+| ``symbolic_shapes.has_hint`` / ``size_hint`` removed     | :func:`has_size_hint`, :func:`size_hint`                  |
+| ``InductorChoices.reduction_split_factor``: staticmethod | :func:`stock_reduction_split_factor` (``choices`` calls   |
+|   -> instance method                                     |   it through ``super()``, which works for both)           |
+| config values per thread, so ``inductor_choices_class``  | :func:`_install_default_choices` (2.15:                   |
+|   set at import reaches only the importing thread        |   ``register_inductor_choices``), :func:`_configured_choices`|
+| a handler made from several classes (the user's and the  | :func:`choices_hook_owner`, :func:`foreign_choices`       |
+|   registered ones) calls each method of the first that   |   (2.11: one class, whose methods all answer)             |
+|   overrides it                                           |                                                           |
+| a configured or registered choices class must have       | ``ReductionTransposeChoices.uuid`` (2.11 never asks)      |
+|   ``uuid()`` (cache key), or every cached compile fails  |                                                           |
+| combo kernels: 2.15's memory-gated path skips the group  | :func:`filter_combo_kernel_groups` wraps                  |
+|   algorithm; both pass candidates through ``combinable_nodes`` | ``combinable_nodes`` on both                        |
+| ``statically_known_multiple_of`` tests ``Eq(e % k, 0)``   | :func:`is_multiple` (the guard is written as the test)    |
+|   (sympy's Mod) -> ``Eq(Mod(e, k), 0)`` (torch's Mod)    |                                                           |
+| loop-index inversion re-indexes a transposed copy of a   | :func:`keep_out_of_index_inversion` (on both: 2.11 never  |
+|   pointwise result (F5's fp8 copy left the fused kernel) |   inverted a marked copy)                                 |
+| ``GridExpr.generate(meta)`` -> ``generate(meta, is_lazy)`` | ``runtime.triton_heuristics.RowTileGrid`` takes it      |
+
+Inductor's generated source differs in one place the package does not write: 2.15 spells a max reduction's combine
+``tl.maximum(a, b, tl.PropagateNan.ALL)`` where 2.11 writes ``triton_helpers.maximum(a, b)``; otherwise the fused
+kernels of F1-F5 are the same text (``test/inductor/test_golden_sources.py``).  Triton 3.9's interpreter (tests only)
+makes a block-and-scalar mask uint32; ``reduction_transpose_fusion_testing.interpret.boolean_masks`` takes it as bool.
+
+| surface (torch 2.11.0; 2.15.0 the same unless above)    | why no public hook does it                                |
 |----------------------------------------------------------|-----------------------------------------------------------|
 | ``utils/_config_module.py`` ``_config``, ``_ConfigEntry`` | ``ConfigModule.__setattr__`` rejects unknown keys         |
 | ``_inductor/virtualized.py`` ``V.set_choices_handler``   | the choices handler is cached per thread; see             |
@@ -53,10 +83,13 @@ Everything else the package uses is an extension point that Inductor documents f
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import os
-from typing import Any, Callable
+from typing import Any, Callable, Optional
 
+import sympy
 import torch._inductor.config as inductor_config
+from torch._inductor import choices as inductor_choices_module
 from torch._inductor.choices import InductorChoices
 from torch._inductor.codegen import common as codegen_common
 from torch._inductor.codegen.common import DeferredLine
@@ -64,6 +97,7 @@ from torch._inductor.codegen.simd import constant_repr
 from torch._inductor.codegen.cuda_combined_scheduling import CUDACombinedScheduling
 from torch._inductor.codegen.simd_kernel_features import DisableReduction, EnableReduction
 from torch._inductor.scheduler import ForeachKernelSchedulerNode
+from torch._inductor.sizevars import SizeVarAllocator
 from torch._inductor.codegen.triton import (
     CooperativeReductionWorkspaceCache,
     FixedTritonConfig,
@@ -75,10 +109,11 @@ from torch._inductor.runtime.triton_heuristics import GridExpr
 from torch._inductor.utils import IndentedBuffer, triton_type
 from torch._guards import TracingContext
 from torch._inductor.virtualized import V
+from torch.fx.experimental import symbolic_shapes
 from torch.fx.experimental.symbolic_shapes import StrictMinMaxConstraint
 from torch.utils._config_module import Config, _ConfigEntry
 from torch.utils._ordered_set import OrderedSet
-from torch.utils._sympy.functions import CeilDiv
+from torch.utils._sympy.functions import CeilDiv, Mod as TorchMod
 from torch.utils._sympy.value_ranges import ValueRanges
 
 from . import SUPPORTED_TORCH
@@ -98,12 +133,19 @@ __all__ = [
     "TritonScheduling",
     "V",
     "active_choices",
+    "choices_hook_owner",
     "constant_repr",
     "deferred_line",
     "drop_cooperative_launch",
     "filter_combo_kernel_groups",
+    "foreign_choices",
     "grow_semaphores",
+    "has_size_hint",
     "install_choices",
+    "is_multiple",
+    "keep_out_of_index_inversion",
+    "size_hint",
+    "stock_reduction_split_factor",
     "register_config_entry",
     "register_cuda_backend",
     "register_device_pass",
@@ -135,12 +177,32 @@ def register_config_entry(name: str, default: Any, env: str) -> None:
     """
     if name in inductor_config._config:
         return  # idempotent: importing twice must not reset a user's override
-    entry = _ConfigEntry(Config(default=default, value_type=object))
+    entry = _new_config_entry(name, Config(default=default, value_type=object))
     raw = os.environ.get(env)
     if raw is not None:
         entry.env_value_default = _parse_env(raw, type(default))
     inductor_config._config[name] = entry
-    inductor_config._is_dirty = True  # drop the cached config hash
+    _config_changed(name)
+
+
+def _new_config_entry(name: str, config: Config) -> _ConfigEntry:
+    """A ``_ConfigEntry`` for ``config``.  torch 2.11: ``_ConfigEntry(config)``; torch 2.15:
+    ``_ConfigEntry(config, name)`` (the name labels the context variable that holds the entry's override)."""
+    if "name" in inspect.signature(_ConfigEntry.__init__).parameters:
+        return _ConfigEntry(config, name)
+    return _ConfigEntry(config)
+
+
+def _config_changed(name: str) -> None:
+    """Drop the config module's cached hash (and, on 2.15, its cached dict) after adding entry ``name``.  torch
+    2.11: one module attribute, ``_is_dirty``; torch 2.15: context variables (``_hash_dirty_var``, the dirty keys of
+    ``_get_dict``), one per thread, so only this thread's caches can be marked: a thread that hashed the config before
+    the import keeps a hash without the new entries until its config next changes."""
+    if hasattr(inductor_config, "_hash_dirty_var"):
+        inductor_config._hash_dirty_var.set(True)
+        inductor_config._mark_get_dict_dirty(name)
+    else:
+        inductor_config._is_dirty = True
 
 
 def _parse_env(raw: str, value_type: type) -> Any:
@@ -154,6 +216,46 @@ def _parse_env(raw: str, value_type: type) -> Any:
         except ValueError:
             return raw
     return raw
+
+
+def has_size_hint(size) -> bool:
+    """True if ``size`` (an int or a ``SymInt``) has a hint: it is backed.  torch 2.11: ``symbolic_shapes.has_hint``;
+    torch 2.15 removed it and has ``has_guarding_hint``, which tests the same (``SymNode.has_hint``)."""
+    test = getattr(symbolic_shapes, "has_hint", None) or symbolic_shapes.has_guarding_hint
+    return test(size)
+
+
+def size_hint(size) -> int:
+    """The hint of a backed ``size`` (an int or a ``SymInt``), adding no guard.  torch 2.11:
+    ``symbolic_shapes.size_hint``; torch 2.15 removed it and has ``guarding_hint_or_throw``, which returns the same
+    backed hint."""
+    hint = getattr(symbolic_shapes, "size_hint", None) or symbolic_shapes.guarding_hint_or_throw
+    return hint(size)
+
+
+def stock_reduction_split_factor(device, reduction_numel_hint: int, numel_hint: int, inner_reduction: bool) -> int:
+    """Stock ``InductorChoices.reduction_split_factor``, whatever handler is installed.  torch 2.11: a staticmethod;
+    torch 2.15: an instance method (its inner-reduction branch calls another method of the handler), so it is asked
+    of a fresh stock ``InductorChoices``."""
+    if isinstance(inspect.getattr_static(InductorChoices, "reduction_split_factor"), staticmethod):
+        return InductorChoices.reduction_split_factor(device, reduction_numel_hint, numel_hint, inner_reduction)
+    return InductorChoices().reduction_split_factor(device, reduction_numel_hint, numel_hint, inner_reduction)
+
+
+# torch 2.15's SizeVarAllocator decides multiples structurally (_is_multiple_of), ending in Eq(Mod(e, k), 0) with
+# torch's Mod; torch 2.11's tests Eq(e % k, 0), sympy's Mod
+_TORCH_MOD_MULTIPLES = hasattr(SizeVarAllocator, "_is_multiple_of")
+
+
+def is_multiple(expr, multiple: int):
+    """The sympy condition ``expr % multiple == 0`` on dynamic sizes, for :func:`guard_true`, written as Inductor's
+    ``sizevars.statically_known_multiple_of`` later tests it, so that the guard (an axiom once recorded) answers that
+    test.  torch 2.11: ``Eq(expr % multiple, 0)``, sympy's ``Mod``; torch 2.15: ``Eq(Mod(expr, multiple), 0)`` with
+    torch's own ``Mod`` (``torch.utils._sympy.functions.Mod``), reached after the structural rules of
+    ``SizeVarAllocator._is_multiple_of``.  Either Mod in the other torch leaves the test false (the guard is added,
+    but the size arguments are not marked divisible by 16)."""
+    mod = TorchMod if _TORCH_MOD_MULTIPLES else sympy.Mod
+    return sympy.Eq(mod(expr, multiple), 0)
 
 
 def guard_true(sizevars, expr) -> bool:
@@ -209,14 +311,16 @@ def register_log(name: str) -> None:
 
 
 def install_choices(choices_cls: type) -> None:
-    """Make ``choices_cls`` Inductor's heuristics class (``config.inductor_choices_class``), unless the user set one.
+    """Make ``choices_cls`` Inductor's heuristics class, unless the user set one (``config.inductor_choices_class``).
 
-    Inductor reads that entry lazily, once per thread, at the thread's first use of ``V.choices``
-    (``virtualized.py:211``); it is not touched here, so a class the user sets after importing the package is the one
-    Inductor makes (the fusion then stays off and says so for each site: :func:`active_choices`).  A thread that
-    compiled before the import holds a stock ``InductorChoices``, which :func:`active_choices` replaces when a graph
-    compiles with the fusion on.  A user's own class set before the import is kept: a subclass of ``choices_cls``
-    fuses; any other does not, and a warning says so.
+    Inductor makes a thread's handler lazily, at the thread's first use of ``V.choices``, and keeps it for the thread
+    (torch 2.11: ``virtualized.py:211``; 2.15: ``_choices_default``); no handler is made here, so a class the user sets
+    after importing the package is the one Inductor makes (the fusion then stays off and says so for each site:
+    :func:`active_choices`).  A thread that compiled before the import holds a stock ``InductorChoices``, which
+    :func:`active_choices` replaces when a graph compiles with the fusion on.  A user's own class set before the import
+    is kept: a subclass of ``choices_cls`` fuses; any other does not, and a warning says so.
+
+    How the class is installed differs (:func:`_install_default_choices`).
     """
     current = inductor_config.inductor_choices_class
     if current is not None and not (isinstance(current, type) and issubclass(current, choices_cls)):
@@ -229,21 +333,98 @@ def install_choices(choices_cls: type) -> None:
         )
         return
     if current is None:
+        _install_default_choices(choices_cls)
+
+
+# torch 2.15 has a registry of choices factories that every thread's handler is made from; torch 2.11 has none
+_CHOICES_REGISTRY = hasattr(inductor_choices_module, "register_inductor_choices")
+_CHOICES_KEY = "reduction_transpose_fusion"
+
+
+def _install_default_choices(choices_cls: type) -> None:
+    """Make every thread's handler, when Inductor makes it, a ``choices_cls``.
+
+    torch 2.11: ``config.inductor_choices_class = choices_cls``; config values are global there.  torch 2.15: config
+    values are per thread (context variables), so that assignment would reach only the importing thread's compiles;
+    the class is registered instead (``register_inductor_choices``), which every thread's handler is made from (with
+    the user's ``inductor_choices_class`` first, where one is set: its methods win; :func:`active_choices` then leaves
+    the fusion off).  ``register_inductor_choices`` also sets the importing thread's handler; that thread's state is
+    put back as it was, so that a class the user sets after the import is still the one its first compile makes.
+    """
+    if not _CHOICES_REGISTRY:
         inductor_config.inductor_choices_class = choices_cls
+        return
+    from torch._inductor import virtualized
+
+    key = virtualized._choices._key
+    had_handler = hasattr(virtualized.threadlocal, key)
+    prior = getattr(virtualized.threadlocal, key, None)
+    inductor_choices_module.register_inductor_choices(_CHOICES_KEY, choices_cls)
+    if had_handler:
+        setattr(virtualized.threadlocal, key, prior)
+    else:
+        delattr(virtualized.threadlocal, key)
+
+
+def _configured_choices(choices_cls: type) -> Any:
+    """A fresh handler as Inductor would make it now, if ``choices_cls`` answers its hooks (:func:`foreign_choices`);
+    else None (nothing is made).  torch 2.11: from ``config.inductor_choices_class`` alone; torch 2.15: from it and
+    the registered factories (:func:`_install_default_choices`)."""
+    configured = inductor_config.inductor_choices_class
+    if _CHOICES_REGISTRY:
+        handler = inductor_choices_module.create_inductor_choices(configured)
+        return handler if foreign_choices(handler, choices_cls) is None else None
+    if isinstance(configured, type) and issubclass(configured, choices_cls):
+        return configured()
+    return None
+
+
+def choices_hook_owner(handler: Any, name: str) -> Any:
+    """The object whose method ``name`` Inductor calls when it asks ``handler`` (a choices handler, ``V.choices``).
+
+    torch 2.11: ``handler`` itself.  torch 2.15: the same for a handler made from one class; one made from several
+    (the user's ``inductor_choices_class`` and the registered factories, such as the package's:
+    ``_ComposedInductorChoices``) calls, for each method, that of the first of them that overrides it, and its
+    attribute is that one's bound method, whose ``__self__`` this returns.  A method no contributor overrides is the
+    composed handler's own (stock)."""
+    return getattr(getattr(handler, name), "__self__", handler)
+
+
+def foreign_choices(handler: Any, choices_cls: type) -> Optional[type]:
+    """None if Inductor's calls of every ``InductorChoices`` method that ``choices_cls`` overrides reach an instance
+    of ``choices_cls`` (the package's class or a subclass) through ``handler``; else the class of the first handler
+    they reach instead (what keeps the marked reductions split).  torch 2.11: that is ``isinstance(handler,
+    choices_cls)``; torch 2.15 composes the user's class with the package's, and a user's class that overrides none of
+    the package's methods leaves them to it (:func:`choices_hook_owner`)."""
+    for name in _overridden_hooks(choices_cls):
+        owner = choices_hook_owner(handler, name)
+        if not isinstance(owner, choices_cls):
+            return type(owner)
+    return None
+
+
+def _overridden_hooks(choices_cls: type) -> tuple[str, ...]:
+    """The ``InductorChoices`` methods that ``choices_cls`` (or a base of it below ``InductorChoices``) overrides,
+    ``uuid`` aside (a cache key, not a hook)."""
+    names = {name for cls in choices_cls.__mro__[:choices_cls.__mro__.index(InductorChoices)]
+             for name in vars(cls) if name != "uuid" and callable(getattr(InductorChoices, name, None))}
+    return tuple(sorted(names))
 
 
 def active_choices(choices_cls: type) -> Any:
-    """This thread's Inductor choices handler (``V.choices``), after replacing a stock ``InductorChoices`` by an
-    instance of ``config.inductor_choices_class`` while that is ``choices_cls`` or a subclass of it.
+    """This thread's Inductor choices handler (``V.choices``), after replacing a stock ``InductorChoices`` by the
+    handler Inductor would make now, while that is a ``choices_cls`` (the package's class or a subclass of it).
 
-    The handler is cached per thread (``virtualized.py:211``): a thread that compiled before the package's import
-    keeps the stock one, which would split the marked reductions.  A handler of any other class (the user's, set in
-    the config or with ``V.set_choices_handler``) is left alone and returned.
+    The handler is cached per thread: a thread that compiled before the package's import keeps the stock one, which
+    would split the marked reductions.  A handler of any other class (the user's, set in the config or with
+    ``V.set_choices_handler``) is left alone and returned.
     """
-    handler, configured = V.choices, inductor_config.inductor_choices_class
-    if type(handler) is InductorChoices and isinstance(configured, type) and issubclass(configured, choices_cls):
-        handler = configured()
-        V.set_choices_handler(handler)
+    handler = V.choices
+    if type(handler) is InductorChoices:
+        fresh = _configured_choices(choices_cls)
+        if fresh is not None:
+            handler = fresh
+            V.set_choices_handler(handler)
     return handler
 
 
@@ -317,23 +498,49 @@ def removed_by_fusion(buffer: str, node_names: set[str]) -> bool:
 
 
 def filter_combo_kernel_groups(may_join: Callable[[Any], bool]) -> None:
-    """Leave the scheduler nodes for which ``may_join(node)`` is False out of every group Inductor considers for a
-    combo kernel (``config.combo_kernels``).  Idempotent.
+    """Leave the scheduler nodes for which ``may_join(node)`` is False out of every combo kernel Inductor makes
+    (``config.combo_kernels``).  Idempotent.
 
-    ``Scheduler.create_combo_kernel_nodes`` takes its groups from ``ForeachKernelSchedulerNode.
-    group_nodes_for_combo_kernels`` (``scheduler.py:2558``), which calls whichever algorithm is set
-    (``set_group_algorithm_for_combo_kernels``, the public setter, takes any callable and has no filter).  Wrapping
-    that call rather than the algorithm keeps the filter when a user sets their own algorithm after import.
+    ``Scheduler.create_combo_kernel_nodes`` passes its candidates through ``ForeachKernelSchedulerNode.
+    combinable_nodes``, the filter that drops the node kinds a combo kernel cannot hold: torch 2.11 each group from
+    ``group_nodes_for_combo_kernels`` (whichever algorithm ``set_group_algorithm_for_combo_kernels`` set), torch 2.15
+    those groups too, or, with its peak-memory gating on (the default), every node of the schedule, without asking the
+    group algorithm.  Wrapping that filter covers both, and a user's own group algorithm set after the import.
     """
-    current = ForeachKernelSchedulerNode.group_nodes_for_combo_kernels
+    current = ForeachKernelSchedulerNode.combinable_nodes
     if getattr(current, "_rtf_wrapped", False):
         return
 
-    def groups(scheduler):
-        return [[node for node in group if may_join(node)] for group in current(scheduler)]
+    def combinable(cls, nodes):
+        return [node for node in current(nodes) if may_join(node)]
 
-    groups._rtf_wrapped = True  # type: ignore[attr-defined]
-    ForeachKernelSchedulerNode.group_nodes_for_combo_kernels = staticmethod(groups)  # type: ignore[method-assign]
+    combinable._rtf_wrapped = True  # type: ignore[attr-defined]
+    ForeachKernelSchedulerNode.combinable_nodes = classmethod(combinable)  # type: ignore[method-assign]
+
+
+def keep_out_of_index_inversion(keep_out: Callable[[Any], bool]) -> None:
+    """Never invert the loop indexing of a scheduler node for which ``keep_out(node)`` is True.  Idempotent.
+
+    With ``config.loop_index_inversion_in_fusion`` (on by default) the scheduler, when two nodes share too little data
+    to fuse, rewrites the second (a copy that reads the first's output with a permuted index) to iterate like the
+    first (``Scheduler.shared_data_after_inverting_indexing``).  torch 2.15 also inverts a transposed copy of a
+    pointwise result it can re-index (``_can_reindex_consumer_for_index_inversion``, new there): F5's fp8 transposed
+    copy then joins the cast's kernel and leaves the reduction's, two kernels instead of one.  torch 2.11 never
+    inverted the marked copies of the families; there the wrapper only returns what the method returns.
+    """
+    from torch._inductor.scheduler import Scheduler
+
+    current = Scheduler.shared_data_after_inverting_indexing
+    if getattr(current, "_rtf_wrapped", False):
+        return
+
+    def shared_data_after_inverting_indexing(self, node1, node2):
+        if keep_out(node2):
+            return -1  # Inductor's "not applicable"
+        return current(self, node1, node2)
+
+    shared_data_after_inverting_indexing._rtf_wrapped = True  # type: ignore[attr-defined]
+    Scheduler.shared_data_after_inverting_indexing = shared_data_after_inverting_indexing  # type: ignore[method-assign]
 
 
 def take_post_loop_code(kernel: TritonKernel) -> tuple[IndentedBuffer, IndentedBuffer]:

@@ -30,8 +30,8 @@ from torch._inductor.runtime.hints import DeviceProperties
 from . import _torch_private, config
 from ._torch_private import DisableReduction, EnableReduction, FixedTritonConfig, V
 from .codegen.triton import FINISH_COMBINE, ReductionTransposeTritonKernel
-from .fx_passes.reduction_transpose import (FLAGGED_DTYPES, META_KEY, VECTOR_MULTIPLE, Site, row_symbol,
-                                           row_tile_grid_available, vector_rows)
+from .fx_passes.reduction_transpose import (FLAGGED_DTYPES, META_KEY, VECTOR_MULTIPLE, Site, package_hash,
+                                           row_symbol, row_tile_grid_available, vector_rows)
 from .runtime.triton_heuristics import (MAX_RSPLIT, LaunchConfig, WorkspaceBoundError, changed_overrides,
                                         even_rsplit, launch_config, wide_fp8_cast)
 from .scheduler import origins, sites_in
@@ -46,11 +46,17 @@ MAX_GRID_Y = 65535
 class ReductionTransposeChoices(InductorChoices):
     """``InductorChoices`` that fuses marked reduction–transpose sites; stock behaviour everywhere else."""
 
+    def uuid(self) -> tuple[str, str]:
+        """The handler's part of the FX-graph cache key: the package's source hash.  torch 2.15 asks it of every
+        configured or registered choices class (``inductor_choices_cache_key``) and fails each compile with caches on
+        without it; torch 2.11 does not ask."""
+        return ("reduction_transpose_fusion", package_hash().hex())
+
     def reduction_split_factor(self, device, reduction_numel_hint, numel_hint, inner_reduction) -> int:
         node = V.graph.current_node
         if not inner_reduction and node is not None and META_KEY in node.meta and config.enabled():
             return 1
-        return InductorChoices.reduction_split_factor(device, reduction_numel_hint, numel_hint, inner_reduction)
+        return super().reduction_split_factor(device, reduction_numel_hint, numel_hint, inner_reduction)
 
     def triton_kernel_kwargs(self, kernel_cls, features, groups, kernel_kwargs) -> dict[str, Any]:
         kwargs = super().triton_kernel_kwargs(kernel_cls, features, groups, kernel_kwargs)
@@ -277,7 +283,7 @@ def _vector_rows(rows: sympy.Expr) -> bool:
         return True
     if V.graph.aot_mode or not vector_rows(rows, sizes.optimization_hint(rows)):
         return False
-    multiple = lambda e: sympy.Eq(sympy.Mod(e, VECTOR_MULTIPLE), 0)  # noqa: E731
+    multiple = lambda e: _torch_private.is_multiple(e, VECTOR_MULTIPLE)  # noqa: E731
     guarded = (_torch_private.guard_true(sizes, multiple(row_symbol(rows)))
                and _torch_private.guard_true(sizes, multiple(rows)))
     if guarded:

@@ -1,4 +1,5 @@
-"""Scheduler-level rules for marked sites: which scheduler nodes hold one, and keeping those out of combo kernels.
+"""Scheduler-level rules for marked sites: which scheduler nodes hold one, keeping those out of combo kernels, and
+keeping a marked transposed copy's loops as they are.
 
 With ``config.combo_kernels`` Inductor packs independent kernels into one combo kernel, whose sub-kernels keep
 Inductor's own launch: a marked reduction there runs unsplit on ``C / XBLOCK`` programs, slower than stock's split
@@ -16,7 +17,7 @@ from typing import Iterable
 import torch
 
 from . import config
-from .fx_passes.reduction_transpose import META_KEY, Site
+from .fx_passes.reduction_transpose import COPY_META_KEY, META_KEY, Site
 
 log = logging.getLogger(__name__)
 
@@ -43,3 +44,13 @@ def may_join_combo_kernel(node) -> bool:
     log.info("%s: kept out of combo kernels (config.combo_kernels), for its own wide launch",
              ", ".join(sorted({s.reduction for s in sites})))
     return False
+
+
+def keeps_its_loops(node) -> bool:
+    """True for a scheduler node holding a marked site's transposed copy while the fusion is on: Inductor must not
+    invert its loop indexing to fuse it elsewhere (``_torch_private.keep_out_of_index_inversion``), as it would on
+    torch 2.15 with F5's fp8 copy, which then leaves the reduction's kernel.  The copy fuses with its reduction on the
+    loops it has: ``(C, N)``, the reduction's."""
+    if not config.enabled():
+        return False
+    return any(COPY_META_KEY in o.meta for n in node.get_nodes() for o in origins(n))

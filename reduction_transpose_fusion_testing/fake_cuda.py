@@ -1,9 +1,10 @@
 """Pretend there is one H200 so Inductor generates (and Triton compiles) CUDA code on a CPU-only machine.
 
-Test-only.  With torch 2.11.0 and triton 3.6.0, Inductor asks the CUDA runtime (``torch.cuda.*``: device count,
-properties, capability, RNG state) and the Triton driver (the current target, device and stream) about the GPU in a
-handful of places, several of them cached with ``functools.cache`` (``DeviceProperties.create``, the device
-interface), so :func:`install` must run **before** ``torch._dynamo`` / ``torch._inductor`` are imported.  Constants
+Test-only.  With torch 2.11.0 (triton 3.6.0) and 2.15.0 (triton 3.9.0), Inductor asks the CUDA runtime
+(``torch.cuda.*``: device count, properties, capability, RNG state, stream capture) and the Triton driver (the current
+target, device and stream) about the GPU in a handful of places, several of them cached with ``functools.cache``
+(``DeviceProperties.create``, the device interface), so :func:`install` must run **before** ``torch._dynamo`` /
+``torch._inductor`` are imported.  Constants
 that the graph passes fold for real are computed on the CPU (:func:`_fold_constants_on_cpu`).  Nothing here launches a
 kernel: generated kernels run only under ``TRITON_INTERPRET=1`` on CPU tensors (see :mod:`.interpret`).
 """
@@ -70,6 +71,7 @@ def install() -> None:
     torch.cuda._exchange_device = lambda device: 0
     torch.cuda._maybe_exchange_device = lambda device: 0
     torch.cuda.is_initialized = lambda: True
+    torch.cuda.is_current_stream_capturing = lambda: False  # torch 2.15's Dynamo asks it of every traced frame
     torch.accelerator.is_available = lambda: False  # dynamo's stream tracking would touch the driver
 
     import torch._subclasses.fake_tensor as fake_tensor

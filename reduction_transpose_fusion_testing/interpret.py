@@ -134,6 +134,7 @@ def run_on_cpu(module_source: str, inputs: Sequence[torch.Tensor]) -> tuple[torc
     if os.environ.get("TRITON_INTERPRET") != "1":
         raise RuntimeError("run_on_cpu needs TRITON_INTERPRET=1 set before triton is imported")
     check_guards(module_source, inputs)
+    boolean_masks()
     ns: dict[str, Any] = {}
     source = module_source.replace("async_compile = AsyncCompile()", "async_compile = _interpreting_compiler")
     ns["_interpreting_compiler"] = _InterpretingCompiler()
@@ -142,6 +143,26 @@ def run_on_cpu(module_source: str, inputs: Sequence[torch.Tensor]) -> tuple[torc
         ns["empty_strided_cuda"] = _empty_strided_cpu
         ns["get_raw_stream"] = lambda index: 0
         return tuple(ns["call"](list(inputs)))
+
+
+@functools.cache
+def boolean_masks() -> None:
+    """Make the interpreter take a mask that is not a numpy bool array as the GPU does (non-zero: true).  Triton 3.9's
+    interpreter computes a block mask ANDed with a scalar condition (``(rsplit_arange < RSPLIT) & rsplit_is_last``,
+    Inductor's peers load) as uint32 and then refuses it in a masked load ("mask has unsupported dtype"); the compiled
+    kernel's mask is an ``i1`` either way.  Triton 3.6's interpreter already gives bool there: nothing changes."""
+    import numpy as np
+    from triton.runtime.interpreter import InterpreterBuilder, TensorHandle
+
+    load, store = InterpreterBuilder.create_masked_load, InterpreterBuilder.create_masked_store
+
+    def as_bool(mask):
+        data = np.asarray(mask.data)
+        return mask if data.dtype == np.bool_ else TensorHandle(data != 0, tl.int1)
+
+    InterpreterBuilder.create_masked_load = lambda self, ptrs, mask, *a: load(self, ptrs, as_bool(mask), *a)
+    InterpreterBuilder.create_masked_store = lambda self, ptrs, value, mask, *a: store(self, ptrs, value,
+                                                                                      as_bool(mask), *a)
 
 
 def _empty_strided_cpu(size, stride, dtype):

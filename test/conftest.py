@@ -25,6 +25,11 @@ import pytest  # noqa: E402
 import reduction_transpose_fusion  # noqa: E402,F401  (registers the config entries and backend)
 from reduction_transpose_fusion_testing.logs import decision_log  # noqa: E402
 
+if not HAS_GPU:
+    from reduction_transpose_fusion_testing import interpret
+
+    interpret.boolean_masks()  # for every interpreted kernel, the lab's too (Triton 3.9's interpreter)
+
 
 def pytest_collection_modifyitems(config, items):
     skip_gpu = pytest.mark.skip(reason="needs a CUDA GPU")

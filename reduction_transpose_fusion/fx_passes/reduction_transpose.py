@@ -30,12 +30,11 @@ from typing import Iterable, Optional
 import sympy
 import torch
 import torch._inductor.config as inductor_config
-from torch._inductor.choices import InductorChoices
 from torch._inductor.custom_graph_pass import CustomGraphModulePass, get_hash_for_files
 from torch._inductor.runtime.hints import DeviceProperties
 from torch._inductor.virtualized import V
 from torch._logging import trace_structured
-from torch.fx.experimental.symbolic_shapes import has_hint, size_hint, statically_known_true
+from torch.fx.experimental.symbolic_shapes import statically_known_true
 
 from .. import _torch_private, config
 from ..runtime.triton_heuristics import (TRANSCENDENTAL, LaunchConfig, WorkspaceBoundError, launch_config,
@@ -46,6 +45,9 @@ log = logging.getLogger(__name__)
 aten = torch.ops.aten
 
 META_KEY = "reduction_transpose_fusion"
+# Set on the transposed copy (the clone) of each marked site, to its reduction's name: the scheduler keeps such a copy
+# out of loop-index inversion (scheduler.keeps_its_loops)
+COPY_META_KEY = "reduction_transpose_fusion_copy"
 
 # Reductions whose leading-dim form the fused kernel computes (the cooperative finish handles each of them).
 REDUCTIONS = {aten.sum.dim_IntList, aten.amax.default, aten.amin.default, aten.mean.dim}
@@ -133,7 +135,8 @@ class ReductionTransposePass(CustomGraphModulePass):
 
     Args:
         choices_cls: the ``InductorChoices`` subclass that keeps marked reductions unsplit; a site fuses only while
-            this thread's choices handler is one (:func:`.._torch_private.active_choices`).
+            this thread's choices handler is one, or (torch 2.15) one made from several classes sends that class's
+            methods to it (:func:`.._torch_private.active_choices`, :func:`.._torch_private.foreign_choices`).
     """
 
     def __init__(self, choices_cls: type) -> None:
@@ -143,7 +146,7 @@ class ReductionTransposePass(CustomGraphModulePass):
         config.validate()  # a bad value raises for every graph, with the flag on or off, not only at a site
         if config.enabled():
             handler = _torch_private.active_choices(self.choices_cls)
-            foreign = None if isinstance(handler, self.choices_cls) else type(handler)
+            foreign = _torch_private.foreign_choices(handler, self.choices_cls)
             mark_sites(gm.graph, foreign)
 
     def uuid(self) -> bytes:
@@ -221,6 +224,7 @@ def mark_sites(graph: torch.fx.Graph, foreign_choices: Optional[type] = None) ->
         decisions.append((site.describe(), reason))
         if reason is None:
             node.meta[META_KEY] = site
+            _node(graph, site.transpose).meta.setdefault(COPY_META_KEY, site.reduction)
             marked.append(site)
     decisions += [(f"{name}", f"not a site: {why}") for name, why in _unpaired(graph, sites)]
     for where, reason in decisions:
@@ -329,7 +333,8 @@ def skip_reason(site: Site, row_tiles: bool = False, reductions: int = 1) -> Opt
           0.79-0.88x from 8 KB to 455 KB (``2026-11-30-h200-corpus-forced-small-run{1,2}.csv``) and 0.82-0.96x from
           768 KB to 2 MiB (``sweeps/2026-11-30-h200-sweep-gate-run{1,2}.csv``), while every site stock splits, down
           to 8 KB, ran faster fused: 1.04-1.20x under 1 MiB (the gate sweep, two runs) and 1.58-1.61x for
-          fp16[8192, 48];
+          fp16[8192, 48] (all with torch 2.11).  torch 2.15's stock takes an fp8 cast's transposed copy out of that
+          kernel (loop-index inversion: two kernels); such a site is left to stock there too, not yet measured;
        b. stock already emits one unsplit kernel because C is wide (the fusion only changes its tile), ``v`` is a
           scaled fp8 cast of ``x`` (views, ``mul``, ``convert_element_type``; :attr:`Site.copy_ops`) with rows not
           8-byte aligned, and its kernel is not expected to launch one program per row tile (``row_tiles``: the cpp
@@ -503,7 +508,7 @@ def expects_row_tiles(graph: torch.fx.Graph, site: Site, reductions: int) -> boo
 def _numel_hint(node: torch.fx.Node) -> int:
     """Elements of ``node``'s value from size hints (0 where it has no tensor value)."""
     val = node.meta.get("val")
-    return size_hint(val.numel()) if isinstance(val, torch.Tensor) else 0
+    return _torch_private.size_hint(val.numel()) if isinstance(val, torch.Tensor) else 0
 
 
 def _lower_bound(node: torch.fx.Node, expr: sympy.Expr) -> float:
@@ -576,7 +581,7 @@ def stock_split_factor(site: Site) -> int:
     rows, cols = site.hints
     if not inductor_config.split_reductions or rows <= 32 or _wide(site):
         return 1
-    return InductorChoices.reduction_split_factor(_device(site), rows, cols, inner_reduction=False)
+    return _torch_private.stock_reduction_split_factor(_device(site), rows, cols, inner_reduction=False)
 
 
 def find_sites(graph: torch.fx.Graph) -> list[Site]:
@@ -836,9 +841,9 @@ def _expr(size) -> sympy.Expr:
 
 def _hints(sizes) -> Optional[tuple[int, ...]]:
     """Size hints (no guard is added), or None if a size is unbacked and has no hint."""
-    if not all(not isinstance(s, torch.SymInt) or has_hint(s) for s in sizes):
+    if not all(not isinstance(s, torch.SymInt) or _torch_private.has_size_hint(s) for s in sizes):
         return None
-    return tuple(size_hint(s) for s in sizes)
+    return tuple(_torch_private.size_hint(s) for s in sizes)
 
 
 def _node(graph: torch.fx.Graph, name: str) -> torch.fx.Node:

@@ -742,7 +742,9 @@ class RowTileGrid(GridExpr):
     the grid (``codegen/triton.py``, ``row_tile_grid``).  Registered by name where Inductor looks grid types up
     (``_torch_private.register_grid_type``)."""
 
-    def generate(self, meta: dict[str, int]) -> None:
+    def generate(self, meta: dict[str, int], is_lazy: bool = False) -> None:
+        # is_lazy: torch 2.15 passes it (True where meta's values are names of the autotuner's result, not ints);
+        # torch 2.11 never does.  The grid is the same expression either way.
         self.x_grid = self.ceildiv("r0_numel", meta["R0_BLOCK"])
         self.y_grid = self.ceildiv("xnumel", meta.get("XBLOCK"))
 

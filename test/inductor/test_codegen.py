@@ -17,6 +17,7 @@ import unittest.mock
 import pytest
 import torch
 from torch._inductor.runtime.runtime_utils import next_power_of_2
+from torch._inductor.scheduler import Scheduler
 
 from reduction_transpose_fusion.codegen.triton import (EVICT_FIRST, LAUNCH_ORDER_FINISHER, ONE_TILE_CHUNK_LINE,
                                                        RSPLIT_FROM_GRID, SHIFTED_OFFSET_LINE, _shift_last_tile,
@@ -95,13 +96,21 @@ def test_flag_off_is_stock_and_splits(name, dtype, stock_sources):
     assert len(kernel_launches(off)) >= 2  # what the fusion replaces: the split reduction and the copy
 
 
+# torch 2.15's scheduler re-indexes a transposed copy of a pointwise result to fuse it elsewhere
+# (Scheduler._can_reindex_consumer_for_index_inversion); torch 2.11's does not
+REINDEXES_POINTWISE_COPIES = hasattr(Scheduler, "_can_reindex_consumer_for_index_inversion")
+
+
 @pytest.mark.parametrize("name", list(families.CASES))
 def test_sites_stock_does_not_split_stay_stock(name, stock_sources):
-    """N = 128: stock's split factor is 1, so it emits one kernel; such sites ran 0.79-0.96x fused on the H200.
-    One more row and stock splits (3-4 kernels), and the site can fuse."""
+    """N = 128: stock's split factor is 1, so it emits one kernel; such sites ran 0.79-0.96x fused on the H200
+    (torch 2.11).  torch 2.15's stock takes F5's fp8 copy out of that kernel by loop-index inversion (two kernels,
+    the cast's and the copy's); the package leaves the site to stock there too (not measured on a GPU).  One more row
+    and stock splits (3-4 kernels), and the site can fuse."""
     small_n = normalize(generate(name, "fp32", 128, 1024, reduction_transpose_fusion=True))
     assert small_n == stock_sources[key(name, 128, 1024, "fp32")]
-    assert len(kernel_launches(small_n)) == 1
+    inverted = name == "F5-fp8-cast-transpose-dbias" and REINDEXES_POINTWISE_COPIES
+    assert len(kernel_launches(small_n)) == (2 if inverted else 1)
     rows = 130 if name == "F4-flatten" else 129  # F4's input is [2, rows // 2, C]
     assert len(kernel_launches(generate(name, "fp32", rows, 1024, **OFF))) >= 3
     # the site is then the cost model's to decide (at 0.5 MB it predicts no gain); without the model it fuses

@@ -8,6 +8,7 @@ Dynamic shapes, empty / tiny / 3-D / 4-D / non-contiguous inputs, outputs that a
 
 from __future__ import annotations
 
+import importlib.util
 import re
 import threading
 import unittest.mock
@@ -15,6 +16,7 @@ import unittest.mock
 import pytest
 import torch
 import torch._inductor.config as inductor_config
+from torch._inductor import choices as inductor_choices_module
 from torch._inductor.choices import InductorChoices
 from torch._inductor.virtualized import V
 
@@ -593,12 +595,31 @@ def test_cpp_wrapper_autotune_block_allocates_the_packages_semaphores(monkeypatc
 
     monkeypatch.setattr(wrapper, "exec", capture, raising=False)
     x = interpret.fake_inputs(((4096, 3072), torch.bfloat16))
+    # the block runs by default on torch 2.11; torch 2.15 runs it only when asked (its default compiles lazily:
+    # the next test)
     with pytest.raises(Exception, match="Failed to run autotuning code block"):
-        interpret.generate(families.f1_t, x, **ON, cpp_wrapper=True)
+        interpret.generate(families.f1_t, x, **ON, cpp_wrapper=True, **{"triton.autotune_at_compile_time": True})
     (block,) = blocks
     assert "semaphores_rtf_cuda_0 = " in block and "semaphores_rtf_cuda_0.zero_()" in block
     (call,) = [line for line in block.splitlines() if line.strip().startswith("triton_") and ".run(" in line]
     assert "semaphores_rtf_cuda_0" in call
+
+
+@pytest.mark.skipif(importlib.util.find_spec("torch._inductor.runtime.triton_lazy_compile") is None,
+                    reason="torch 2.11's cpp wrapper has no lazy kernel compile (torch._inductor.runtime."
+                           "triton_lazy_compile, in torch 2.15): it always runs the autotune block, tested above")
+def test_cpp_wrapper_lazy_compile_allocates_the_packages_semaphores():
+    """torch 2.15's cpp wrapper, by default, runs no autotune block: its C++ compiles and tunes each kernel at the
+    first launch, with the arguments the C++ itself allocates; the package's semaphores are one of them, zeroed
+    before the kernel's first launch (a dynamic N too: the cpp wrapper takes no row-tile grid)."""
+    for dynamic in ((), (0,)):
+        x = interpret.fake_inputs(((4096, 3072), torch.bfloat16), dynamic=dynamic)
+        src = interpret.generate(families.f1_t, x, **ON, cpp_wrapper=True)
+        assert "runTritonKernelWithAutotune(" in src and "RowTileGrid" not in src
+        allocated = re.search(r"aoti_torch_empty_strided\(.*&semaphores_rtf_cuda_0_handle\)\);", src)
+        zeroed = src.find("aoti_torch_zero_(semaphores_rtf_cuda_0.get())")
+        (call,) = re.findall(r"^\s*call_triton_\w+\(.*\);$", src, re.M)
+        assert allocated and allocated.end() < zeroed < src.find(call) and "semaphores_rtf_cuda_0" in call
 
 
 def sites_beside_row_sums(x, y):
@@ -680,19 +701,29 @@ class CountingChoices(InductorChoices):
 
     calls = 0
 
+    def uuid(self):  # torch 2.15 asks it of every class it makes a handler from (its cache key)
+        return "counting-choices"
+
     def reduction_split_factor(self, *args, **kwargs):
         type(self).calls += 1
         return super().reduction_split_factor(*args, **kwargs)
 
 
-def in_a_fresh_thread(fn):
-    """``fn()`` in a new thread: Inductor makes its choices handler from ``config.inductor_choices_class`` at the
-    thread's first use and keeps it for the thread (``virtualized.py:211``)."""
+def in_a_fresh_thread(fn, **config):
+    """``fn()`` in a new thread, under ``inductor_config.patch(config)`` made in that thread: Inductor makes its
+    choices handler from ``config.inductor_choices_class`` at the thread's first use and keeps it for the thread.
+    torch 2.15's config values are per thread (a patch made in the test's thread would not reach it); torch 2.11's are
+    global, and the patch is the same there.  Returns ``fn()``'s value and the class of the handler Inductor asks for
+    ``reduction_split_factor`` (torch 2.15 composes the configured class with the package's registered one, the
+    configured class's methods first: ``_torch_private.choices_hook_owner``)."""
     result = {}
 
     def target():
         try:
-            result["value"] = fn(), type(V.choices)
+            with inductor_config.patch(config):
+                value = fn()
+            owner = _torch_private.choices_hook_owner(V.choices, "reduction_split_factor")
+            result["value"] = value, type(owner)
         except BaseException as e:  # re-raised in the test's thread
             result["error"] = e
 
@@ -716,14 +747,36 @@ def test_a_choices_class_the_user_sets_after_the_import_is_used(flag, decisions)
     said "candidate" for sites whose reductions the user's class then split (fresh-user review, 2026-11-30).  Now
     the user's class is Inductor's, and with the flag on every site is skipped, saying why."""
     CountingChoices.calls = 0
-    with inductor_config.patch(inductor_choices_class=CountingChoices):
-        (src, kernels), handler = in_a_fresh_thread(lambda: source_and_kernels(reduction_transpose_fusion=flag,
-                                                                                reduction_transpose_fusion_min_bytes=0))
+    (src, kernels), handler = in_a_fresh_thread(lambda: source_and_kernels(reduction_transpose_fusion=flag,
+                                                                            reduction_transpose_fusion_min_bytes=0),
+                                                inductor_choices_class=CountingChoices)
     assert handler is CountingChoices and CountingChoices.calls > 0
     assert len(kernels) >= 2  # stock's split reduction beside the copy
     if flag:
         assert not any(r.startswith(("candidate", "fused")) for r in decisions)
         assert any("choices handler is a CountingChoices" in r for r in decisions)
+
+
+class ConvChoices(InductorChoices):
+    """A user's heuristics class that overrides none of the methods the package's overrides."""
+
+    def uuid(self):
+        return "conv-choices"
+
+    def get_conv_configs(self, *args, **kwargs):
+        return super().get_conv_configs(*args, **kwargs)
+
+
+def test_a_users_choices_class_fuses_only_where_it_leaves_the_packages_methods_to_the_package(decisions):
+    """torch 2.15 makes a handler from the user's ``inductor_choices_class`` and the package's registered class,
+    each method from the first that overrides it: a user's class that overrides none of the package's methods leaves
+    the fusion on.  torch 2.11 makes the handler from the user's class alone, which then splits the reductions: the
+    sites are skipped, saying so."""
+    (src, kernels), owner = in_a_fresh_thread(lambda: source_and_kernels(**ON), inductor_choices_class=ConvChoices)
+    composed = hasattr(inductor_choices_module, "register_inductor_choices")  # torch 2.15's registry of factories
+    assert owner is (ReductionTransposeChoices if composed else ConvChoices)
+    assert (len(kernels) == 1) == composed, kernels
+    assert any("choices handler is a ConvChoices" in r for r in decisions) != composed, decisions
 
 
 USER_CHOICES_AFTER_IMPORT = """
@@ -735,6 +788,9 @@ import reduction_transpose_fusion
 from reduction_transpose_fusion_testing import families, interpret
 calls = []
 class Mine(InductorChoices):
+    def uuid(self):
+        return "mine"
+
     def reduction_split_factor(self, *args, **kwargs):
         calls.append(1)
         return super().reduction_split_factor(*args, **kwargs)
@@ -766,6 +822,5 @@ def test_a_thread_that_compiled_before_the_import_fuses(configured):
         V.set_choices_handler(InductorChoices())  # what a compile before the import leaves in the thread
         return source_and_kernels(**ON)[1]
 
-    with inductor_config.patch(inductor_choices_class=configured):
-        kernels, handler = in_a_fresh_thread(compile_after_a_stock_handler)
+    kernels, handler = in_a_fresh_thread(compile_after_a_stock_handler, inductor_choices_class=configured)
     assert len(kernels) == 1 and handler is configured
