@@ -7,6 +7,12 @@ first of its configs and the grid Inductor's own ``GridExpr`` computes for it.  
 the generated kernel source, launch configuration included.  Interpreted kernels are slow (about 1 s per
 64x512 tile-loop kernel on [1024, 512]): keep shapes small and tiles large.
 
+Two differences from a GPU run: casts to fp8 (e5m2, e4m3fn) from f32, f16 and bf16 are done by torch's own cast,
+round to nearest even as on the GPU (Triton 3.6's interpreter rounds about 5% of an e5m2 cast wrongly), with values
+past the largest finite one following eager (inf for e5m2, NaN for e4m3fn) where the GPU's saturating conversion may
+not; and :func:`check_guards` checks the sizes, strides and offsets the module was compiled for, not the inputs'
+dtypes or devices, which the caller must match.
+
 Call ``fake_cuda.install()`` before importing this module, and set ``TRITON_INTERPRET=1`` before anything imports
 ``triton``: Triton's own ``@jit`` library functions (``tl.zeros``, ...) only run under the interpreter if they were
 created in interpreter mode.  Compiling kernels for the GPU needs a process without it.
