@@ -347,8 +347,8 @@ def _install_default_choices(choices_cls: type) -> None:
     torch 2.11: ``config.inductor_choices_class = choices_cls``; config values are global there.  torch 2.15: config
     values are per thread (context variables), so that assignment would reach only the importing thread's compiles;
     the class is registered instead (``register_inductor_choices``), which every thread's handler is made from (with
-    the user's ``inductor_choices_class`` first, where one is set: its methods win; :func:`active_choices` then leaves
-    the fusion off).  ``register_inductor_choices`` also sets the importing thread's handler; that thread's state is
+    the user's ``inductor_choices_class`` first, where one is set: its methods win, and where they take the place of
+    the package's, :func:`foreign_choices` leaves the fusion off).  ``register_inductor_choices`` also sets the importing thread's handler; that thread's state is
     put back as it was, so that a class the user sets after the import is still the one its first compile makes.
     """
     if not _CHOICES_REGISTRY:
@@ -413,7 +413,8 @@ def _overridden_hooks(choices_cls: type) -> tuple[str, ...]:
 
 def active_choices(choices_cls: type) -> Any:
     """This thread's Inductor choices handler (``V.choices``), after replacing a stock ``InductorChoices`` by the
-    handler Inductor would make now, while that is a ``choices_cls`` (the package's class or a subclass of it).
+    handler Inductor would make now, while ``choices_cls`` (the package's class, or a subclass of it) answers that
+    handler's calls of the methods it overrides (:func:`foreign_choices`).
 
     The handler is cached per thread: a thread that compiled before the package's import keeps the stock one, which
     would split the marked reductions.  A handler of any other class (the user's, set in the config or with
