@@ -169,7 +169,6 @@ def _launch(names, features, no_grid, cols, rows, narrowest, widest, num_sms, ov
     return launch
 
 
-
 def _reduction_types(features) -> set[str]:
     """Inductor's reduction types (``sum``, ``max``, ``welford_reduce``, ...) of the kernel's nodes."""
     return {n.node.get_reduction_type() for n in features.scheduler_nodes() if n.is_reduction()}

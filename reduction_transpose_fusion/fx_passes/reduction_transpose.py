@@ -415,8 +415,7 @@ def skip_reason(site: Site, row_tiles: bool = False, reductions: int = 1) -> Opt
                 f"would change only its launch, which with {what} ran slower (random sites: 0.37-0.90x; "
                 "reduction_transpose_fusion_profitability=False overrides)")
     try:
-        launch = predicted_launch(site, reductions, row_tiles) if wide else None
-        guess = None if wide else predicted_estimate(site, reductions, row_tiles)
+        launch = predicted_launch(site, reductions, row_tiles)
     except WorkspaceBoundError as e:
         if e.from_override:
             raise
@@ -427,6 +426,7 @@ def skip_reason(site: Site, row_tiles: bool = False, reductions: int = 1) -> Opt
                 "programs, whose partials and finish cost more than the split gains (random sites: 0.72-0.85x; "
                 "reduction_transpose_fusion_profitability=False overrides)")
     if not wide:
+        guess = predicted_estimate(site, reductions, row_tiles, launch)
         if guess.speedup < profitability.MIN_PREDICTED_SPEEDUP:
             overridden = (", and fuses it with reduction_transpose_fusion_launch_config's launch"
                           if config.launch_override() else "")
@@ -460,11 +460,13 @@ def predicted_launch(site: Site, reductions: int, row_tiles: bool) -> LaunchConf
         vector_cols=static_cols or sympy.Mod(site.cols, VECTOR_MULTIPLE) == 0, row_tile_grid=row_tiles)
 
 
-def predicted_estimate(site: Site, reductions: int, row_tiles: bool) -> profitability.Estimate:
-    """The cost model's estimate (:mod:`.profitability`) for ``site``, with its :func:`predicted_launch`."""
+def predicted_estimate(site: Site, reductions: int, row_tiles: bool,
+                       launch: Optional[LaunchConfig] = None) -> profitability.Estimate:
+    """The cost model's estimate (:mod:`.profitability`) for ``site``, with ``launch`` (default: its
+    :func:`predicted_launch`)."""
     rows, cols = site.hints
     moved = site.u_bytes + site.v_bytes - site.shared_bytes + site.itemsize
-    launch = predicted_launch(site, reductions, row_tiles)
+    launch = launch or predicted_launch(site, reductions, row_tiles)
     stock_bytes = (site.u_bytes + site.v_bytes + site.itemsize) * rows * cols
     return profitability.estimate(rows, cols, reductions, stock_bytes, moved * rows * cols, launch.RSPLIT,
                                   launch.XBLOCK)
