@@ -26,8 +26,8 @@ cat "$OUT/env.txt"
 for step in "$@"; do
   start=$(date +%s)
   case $step in
-    tests) TORCHINDUCTOR_COMPILE_THREADS=2 python3 -m pytest ${TESTS:-test/inductor/test_gpu.py test/inductor/test_gpu_hardening.py} \
-             -m gpu -q -n ${WORKERS:-8} -p no:cacheprovider -rfE --durations=10 -W ignore::DeprecationWarning > "$OUT/gpu_tests.log" 2>&1
+    tests) TORCHINDUCTOR_COMPILE_THREADS=2 timeout ${STEP_TIMEOUT:-540} python3 -m pytest ${TESTS:-test/inductor/test_gpu.py test/inductor/test_gpu_hardening.py} \
+             -m gpu -v -n ${WORKERS:-8} -p no:cacheprovider -rfE --durations=10 -W ignore::DeprecationWarning > "$OUT/gpu_tests.log" 2>&1
            tail -n 60 "$OUT/gpu_tests.log" ;;
     sweep-*) python3 -m benchmarks.sweep --shapes "${step#sweep-}" ${SWEEP_ARGS:-} --out "$OUT" 2>&1 | grep -v "it/s\]" \
                | tee "$OUT/$step.log" ;;
