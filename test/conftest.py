@@ -47,3 +47,12 @@ def decisions():
     """The INFO records of the package's log while the test runs."""
     with decision_log() as records:
         yield records
+
+
+@pytest.fixture
+def unseen_reader(monkeypatch):
+    """The pass sees no full-size reader of any reduction's result, as where Inductor fuses one the FX walk cannot
+    see into the kernel: the case the grid-barrier finish is kept for."""
+    from reduction_transpose_fusion.fx_passes import reduction_transpose as rt  # after the fake device
+
+    monkeypatch.setattr(rt, "full_size_reader", lambda reduction, numel: "")

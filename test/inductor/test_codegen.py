@@ -264,15 +264,6 @@ def test_thousands_of_programs_a_column_block_compile_for_sm90():
     assert all(usage["spill_bytes"] == usage["stack_bytes"] == 0 for usage in compile_for_sm90(kernels).values())
 
 
-@pytest.fixture
-def unseen_reader(monkeypatch):
-    """The pass sees no full-size reader of any reduction's result, as where Inductor fuses one the FX walk cannot
-    see into the kernel: the case the grid-barrier finish is kept for."""
-    from reduction_transpose_fusion.fx_passes import reduction_transpose as rt
-
-    monkeypatch.setattr(rt, "full_size_reader", lambda reduction, numel: "")
-
-
 def test_a_reduction_read_by_a_full_size_op_is_left_to_stock(decisions):
     """x / x.sum(0) beside the copy: one kernel would need a grid barrier between the sum and the division."""
     on = interpret.generate(reads_its_own_sum, interpret.fake_inputs(((ROWS, COLS), torch.float32)), **ON)

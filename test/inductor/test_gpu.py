@@ -85,13 +85,16 @@ def test_family_on_gpu(name, dtype, rows, cols):
             assert torch.equal(families.bits(a), families.bits(b)), f"output {i} changed on a rerun"
 
 
+@pytest.mark.usefixtures("unseen_reader")
 @pytest.mark.parametrize("rows,cols", [(25216, 3072), (197, 1000), (256, 20000)])
-def test_grid_barrier_finish_on_gpu(rows, cols):
+def test_grid_barrier_finish_on_gpu(rows, cols, decisions):
     """The fallback for a reduction read inside a later loop: Inductor's barrier finish on a co-resident grid.
     [256, 20000] has more column blocks than SMs: RSPLIT 1, no barrier, an ordinary launch (a cooperative one of
-    that grid would be refused)."""
+    that grid would be refused).  The pass leaves a reader it sees to stock, so this one is hidden from it
+    (``unseen_reader``), as one Inductor fuses where the FX walk cannot see would be."""
     x = torch.randn(rows, cols, device="cuda")
     _, fused, kernels = compile_and_run(reads_its_own_sum, [x], FUSED)
+    assert any(r.startswith("fused ") for r in decisions), "the site did not fuse"
     _, stock, _ = compile_and_run(reads_its_own_sum, [x], STOCK)
     ref = reads_its_own_sum(x.double())
     assert torch.equal(fused[0], stock[0])
