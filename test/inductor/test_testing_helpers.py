@@ -1,6 +1,6 @@
 """The fake-H200 helpers themselves: graphs with tensor constants compile, ``nansum`` runs in the interpreter, a
-module's shape guards are checked before it runs, fp8 casts round as eager's, and no file cites a path outside the
-repository."""
+module's shape guards are checked before it runs, fp8 casts round as eager's, no file cites a path outside the
+repository, and the output-module parser finds the kernels that load a buffer."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import pytest
 import torch
 
 from reduction_transpose_fusion_testing import families, interpret
+from reduction_transpose_fusion_testing.output_code import kernel_launches, kernels_reading
 
 ON = families.FUSE_EVERY_SITE
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -91,3 +92,58 @@ def test_no_file_cites_a_path_outside_the_repository():
         __file__).relative_to(ROOT).as_posix()]
     citing = [p for p in ours if (ROOT / p).is_file() and "shared/notes" in (ROOT / p).read_text(errors="ignore")]
     assert citing == []
+
+
+def _kernel(name: str, params: str, body: str) -> str:
+    return (f"{name} = async_compile.triton('{name}', '''\nimport triton\n@triton.jit\ndef {name}({params}):\n"
+            f"{body}\n''', device_str='cuda')\n")
+
+
+# two copy kernels (load in_ptr0, store out_ptr0) and a block-pointer load; arg0_1 is stored by k_copy_2, loaded
+# through views by k_block and k_copy; buf3 takes buf0's memory for a new value
+SYNTHETIC = (
+    _kernel("k_copy", "in_ptr0, out_ptr0, xnumel, XBLOCK : tl.constexpr",
+            "    tmp0 = tl.load(in_ptr0 + (x0), xmask)\n    tl.store(out_ptr0 + (x0), tmp0, xmask)")
+    + _kernel("k_copy_2", "in_ptr0, out_ptr0, xnumel, XBLOCK : tl.constexpr",
+              "    tmp0 = tl.load(in_ptr0 + (x0), xmask)\n    tl.store(out_ptr0 + (x0), tmp0, xmask)")
+    + _kernel("k_block", "in_ptr0, xnumel, XBLOCK : tl.constexpr",
+              "    block_ptr0 = tl.make_block_ptr(in_ptr0, shape=[xnumel], strides=[1], block_shape=[XBLOCK],"
+              " order=[0], offsets=[0])\n    tmp0 = tl.load(block_ptr0)")
+    + """
+def call(args):
+    arg0_1, arg0_10 = args
+    buf0 = empty_strided_cuda((8, ), (1, ), torch.float32)
+    k_copy.run(arg0_10, buf0, 8, stream=stream0)
+    k_copy_2.run(buf0, arg0_1, 8, stream=stream0)
+    buf1 = reinterpret_tensor(arg0_1, (2, 4), (4, 1), 0)
+    buf2 = buf1
+    k_block.run(buf2, 8, stream=stream0)
+    k_copy.run(reinterpret_tensor(arg0_1, (8, ), (1, ), 0), buf0, 8, stream=stream0)
+    buf3 = buf0; del buf0  # reuse
+    k_block.run(buf3, 8, stream=stream0)
+    return (buf3, )
+"""
+)
+
+
+def test_kernels_reading_follows_views_and_not_stores_reuses_or_longer_names():
+    assert kernels_reading(SYNTHETIC, "arg0_1") == ["k_block", "k_copy"]  # the order of first launch
+    assert kernels_reading(SYNTHETIC, "arg0_10") == ["k_copy"]
+    assert kernels_reading(SYNTHETIC, "buf0") == ["k_copy_2"]  # buf3 is a new value in buf0's memory
+    assert [name for name, _ in kernel_launches(SYNTHETIC)] == ["k_copy", "k_copy_2", "k_block", "k_copy", "k_block"]
+
+
+def test_kernels_reading_rejects_a_module_without_kernels():
+    with pytest.raises(ValueError, match="launches no Triton kernel"):
+        kernels_reading("def call(args):\n    return ()\n", "arg0_1")
+
+
+@pytest.mark.parametrize("options,expected", [(dict(reduction_transpose_fusion=False), 2), (ON, 1)],
+                         ids=["stock", "fused"])
+def test_kernels_reading_a_generated_copy_and_sum(options, expected):
+    """``x.t().contiguous(), x.sum(0)``: stock's copy kernel and the first of its split sum's, or the fused kernel."""
+    module = interpret.generate(lambda x: (x.t().contiguous(), x.sum(0)),
+                                interpret.fake_inputs(((8192, 512), torch.float32)), **options)
+    reading = kernels_reading(module, "arg0_1")
+    assert len(reading) == expected, reading
+    assert set(reading) <= set(interpret.kernel_names(module))

@@ -1,0 +1,133 @@
+"""How many generated Triton kernels read the output gradient ``g`` in a torchao 0.18 ``Float8Linear`` backward, on
+the fake H200 (CPU only), with the flag off (stock) and on.
+
+The backward of ``y = Float8Linear(x)`` (bf16, 4096 tokens, 4096 -> 4096) reads ``g`` for its fp8 scale, its fp8
+cast (the grad-input GEMM's operand), the transposed fp8 cast (the weight-gradient GEMM's operand) and, with bias,
+the bias gradient ``g.sum(0)``.  The graph compiled is the training step's joint graph, ``y`` and
+``autograd.grad(y, (x, w, b), g)``, traced through torchao's own backward with fake CPU tensors (on fake CUDA
+tensors the autograd engine asks the CUDA runtime for a context the fake H200 does not have) and retargeted to the
+fake CUDA device, ``g`` a graph input.  Inductor names it after the traced placeholder;
+:func:`~reduction_transpose_fusion_testing.output_code.kernels_reading` finds the kernels that load it in the output
+module.
+
+Counts found with torch 2.11.0 (kernels loading ``g``, stock -> fused):
+
+* tensorwise, bias: 3 -> 2.  Stock: the first of the scale's two ``abs().max()`` kernels, the fp8 cast with its
+  transposed copy, and the first of the bias gradient's two ``sum(0)`` kernels; fused, the last two are one kernel.
+* tensorwise, no bias: 2 -> 2 (no column reduction of ``g``: nothing to fuse).
+* rowwise, bias or not: 2 -> 2.  Stock already reads ``g`` twice: its first kernel computes the column ``amax`` (with
+  bias, the ``sum(0)`` beside it), the second the row ``amax`` and the casts.  The column ``amax`` scales the
+  transposed cast of the same tensor, a second pass over ``g`` after a grid-wide reduction, so the package leaves
+  the site to stock (``skip_reason``).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+import pytest
+import torch
+
+torchao_float8 = pytest.importorskip("torchao.float8")
+
+from torch._inductor import config as inductor_config  # noqa: E402
+from torch._inductor.compile_fx import compile_fx  # noqa: E402
+from torch._inductor.utils import get_code  # noqa: E402
+from torch._subclasses.fake_tensor import FakeTensorMode  # noqa: E402
+from torch.func import functional_call  # noqa: E402
+from torch.fx.experimental.proxy_tensor import make_fx  # noqa: E402
+
+from reduction_transpose_fusion_testing import interpret  # noqa: E402
+from reduction_transpose_fusion_testing.output_code import kernels_reading  # noqa: E402
+
+TOKENS, DIM = 4096, 4096  # bf16 g: 32 MiB, over the default gate (reduction_transpose_fusion_min_bytes)
+RECIPES = ["tensorwise", "rowwise"]
+# the user's switch alone (default gate and profitability rules)
+STOCK = dict(reduction_transpose_fusion=False, fx_graph_cache=False)  # compiled each time, not served from the cache
+FUSED = dict(STOCK, reduction_transpose_fusion=True)
+CASES = [pytest.param(recipe, bias, id=f"{recipe}-{'bias' if bias else 'no-bias'}")
+         for recipe in RECIPES for bias in (True, False)]
+
+
+def _step_graph(recipe: str, bias: bool):
+    """The joint graph of one training step of a Float8Linear, for the fake CUDA device, and its inputs
+    ``x, w, [b,] g`` (fake CUDA tensors).  Returns ``(graph module, inputs, name of g's placeholder)``."""
+    with torch.device("meta"):
+        linear = torch.nn.Linear(DIM, DIM, bias=bias, dtype=torch.bfloat16)
+    config = torchao_float8.Float8LinearConfig.from_recipe_name(recipe)
+    model = torchao_float8.convert_to_float8_training(torch.nn.Sequential(linear), config=config)[0]
+    assert type(model).__name__ == "Float8Linear"
+    names = [name for name, _ in model.named_parameters()]
+
+    def step(x, *params_and_g):
+        *params, g = params_and_g
+        leaves = [t.detach().requires_grad_() for t in (x, *params)]
+        y = functional_call(model, dict(zip(names, leaves[1:])), (leaves[0],))
+        return (y, *torch.autograd.grad(y, leaves, g))
+
+    specs = [((TOKENS, DIM), torch.bfloat16), ((DIM, DIM), torch.bfloat16)]
+    specs += [((DIM,), torch.bfloat16)] * bias + [((TOKENS, DIM), torch.bfloat16)]
+    with FakeTensorMode():
+        cpu_inputs = [torch.empty(shape, dtype=dtype) for shape, dtype in specs]
+    gm = make_fx(step, tracing_mode="fake")(*cpu_inputs)
+    cuda = torch.device("cuda", 0)
+    for node in gm.graph.nodes:  # tensors the trace created (scalars, ones) on the device of the inputs
+        if isinstance(node.kwargs.get("device"), torch.device) and node.kwargs["device"].type == "cpu":
+            node.kwargs = {**node.kwargs, "device": cuda}
+        assert "device(type='cpu')" not in repr((node.args, node.kwargs)), f"{node.format_node()} stays on the CPU"
+    gm.recompile()
+    placeholders = [node.name for node in gm.graph.nodes if node.op == "placeholder"]
+    assert len(placeholders) == len(specs)
+    return gm, interpret.fake_inputs(*specs), placeholders[-1]
+
+
+@functools.cache
+def _kernels_reading_g(recipe: str, bias: bool, fused: bool) -> tuple[str, ...]:
+    gm, inputs, g = _step_graph(recipe, bias)
+    with inductor_config.patch(FUSED if fused else STOCK):
+        code = get_code(lambda: compile_fx(gm, list(inputs)))
+    (module,) = [c for c in (code if isinstance(code, (list, tuple)) else [code]) if c]  # get_code pads with ''
+    assert re.search(rf"\b{g}\b[^\n]* = args$", module, re.M), f"{g} is not an input of the output module"
+    return tuple(kernels_reading(module, g))
+
+
+def _counts(recipe: str, bias: bool) -> tuple[tuple[str, ...], tuple[str, ...], str]:
+    stock, fused = _kernels_reading_g(recipe, bias, False), _kernels_reading_g(recipe, bias, True)
+    message = (f"{recipe}, bias {bias}: g is loaded by {len(stock)} kernels stock {list(stock)} and by "
+               f"{len(fused)} fused {list(fused)}")
+    print(message)
+    return stock, fused, message
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("recipe,bias", CASES)
+def test_the_flag_never_loads_g_in_more_kernels_than_stock(recipe, bias, record_property):
+    stock, fused, message = _counts(recipe, bias)
+    record_property("g_loads_stock", len(stock))
+    record_property("g_loads_fused", len(fused))
+    assert stock, f"no kernel loads g in stock's code: the count would prove nothing ({message})"
+    assert len(fused) <= len(stock), message
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("bias", [True, False], ids=["bias", "no-bias"])
+def test_tensorwise_fused_loads_g_in_at_most_two_kernels(bias):
+    _, fused, message = _counts("tensorwise", bias)
+    assert len(fused) <= 2, message
+
+
+@pytest.mark.slow
+def test_tensorwise_bias_gradient_shares_the_cast_kernels_read_of_g():
+    """Stock reads g a third time for the bias gradient; fused, the cast-transpose kernel computes it."""
+    stock, fused, message = _counts("tensorwise", True)
+    assert len(fused) < len(stock), message
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("bias", [True, False], ids=["bias", "no-bias"])
+def test_rowwise_fused_loads_g_in_at_most_two_kernels(bias):
+    """Rowwise is left to stock (its column amax scales the transposed cast of g), and stock reads g twice."""
+    stock, fused, message = _counts("rowwise", bias)
+    assert fused == stock, f"the package now changes rowwise's kernels: {message}"
+    assert len(fused) <= 2, message
