@@ -11,7 +11,8 @@ Usage::
 
 The config entries exist only after the import: without it torch refuses them as unknown options
 (``torch._inductor.config.reduction_transpose_fusion does not exist``, or ``Unexpected optimization option`` from
-``torch.compile(options=...)``), and the ``TORCHINDUCTOR_REDUCTION_TRANSPOSE_FUSION*`` variables are read by nothing.
+``torch.compile(options=...)``).  Where a ``TORCHINDUCTOR_REDUCTION_TRANSPOSE_FUSION*`` variable is set, ``import torch``
+imports the package itself (``_reduction_transpose_fusion_autoload``, a ``torch.backends`` entry point).
 
 Importing raises ``ImportError`` on a torch outside :data:`SUPPORTED_TORCH`, 2.11.0 through 2.15.0: the package
 extends Inductor internals that change between releases (listed in :mod:`reduction_transpose_fusion._torch_private`,

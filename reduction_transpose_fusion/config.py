@@ -4,8 +4,9 @@ Importing the package adds the entries below, so they work like Inductor's own: 
 ``torch.compile(options={...})``, the environment variables named here (read once, at import), and the FX-graph /
 AOTAutograd cache keys (a changed value never reuses a compiled graph).  The entries exist only once the package is
 imported: before that torch refuses them as it refuses any unknown option (``torch._inductor.config.
-reduction_transpose_fusion does not exist``, ``Unexpected optimization option``), and the environment variables are
-read by nothing.  ``import reduction_transpose_fusion`` first.
+reduction_transpose_fusion does not exist``, ``Unexpected optimization option``).  ``import reduction_transpose_fusion``
+first.  The environment variables need no import: where one is set, torch imports the package with itself (the
+``torch.backends`` entry point, ``_reduction_transpose_fusion_autoload``).
 
 Every value is checked in one place, :func:`validate`, with one message an entry, however it was set: at import for
 the environment variables (the message then names the variable), and at every compile for values set in code

@@ -245,3 +245,36 @@ def test_each_site_is_logged_fused_or_skipped_with_why(decisions):
     assert ("skip clone + sum_1 (x=arg0_1, float32, N=64, C=1024, 262144 bytes): stock already emits one unsplit "
             "kernel (N=64: its split factor is 1") in text
     assert "skip clone + sum_1 (x=arg0_1, float32, N=256, C=4, 4096 bytes): 4096 bytes transposed < gate 8192" in text
+
+
+IMPORTED = "import sys, torch; print('reduction_transpose_fusion' in sys.modules)"
+
+
+def test_torch_imports_the_package_when_one_of_its_environment_variables_is_set():
+    """The ``torch.backends`` entry point (pyproject.toml): the variables work without an import in the user's code."""
+    from importlib.metadata import entry_points
+
+    assert "reduction_transpose_fusion" in {e.name for e in entry_points(group="torch.backends")}, \
+        "the entry point is not installed (pip install -e .)"
+    out = run_python(IMPORTED + "; print(torch._inductor.config.reduction_transpose_fusion)",
+                     TORCHINDUCTOR_REDUCTION_TRANSPOSE_FUSION="1")
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split() == ["True", "True"]
+
+
+@pytest.mark.parametrize("env", [{}, {"TORCH_DEVICE_BACKEND_AUTOLOAD": "0",
+                                      "TORCHINDUCTOR_REDUCTION_TRANSPOSE_FUSION": "1"}], ids=["unset", "autoload-off"])
+def test_torch_does_not_import_the_package_otherwise(env):
+    out = run_python(IMPORTED, **env)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split() == ["False"]
+
+
+def test_a_bad_environment_value_warns_at_torch_import_and_fails_the_explicit_import():
+    out = run_python("import torch", TORCHINDUCTOR_REDUCTION_TRANSPOSE_FUSION="true")
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert ("RuntimeWarning: TORCHINDUCTOR_REDUCTION_TRANSPOSE_FUSION set, but reduction_transpose_fusion could not "
+            "be imported, so the fusion is off: ValueError: TORCHINDUCTOR_REDUCTION_TRANSPOSE_FUSION='true'") \
+        in out.stderr, out.stderr[-2000:]
+    out = run_python("import torch, reduction_transpose_fusion", TORCHINDUCTOR_REDUCTION_TRANSPOSE_FUSION="true")
+    assert out.returncode != 0 and "ValueError: TORCHINDUCTOR_REDUCTION_TRANSPOSE_FUSION='true'" in out.stderr

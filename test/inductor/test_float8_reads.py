@@ -82,6 +82,21 @@ def _step_graph(recipe: str, bias: bool):
     return gm, interpret.fake_inputs(*specs), placeholders[-1]
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _inductor_min_max_restored():
+    """``convert_to_float8_training`` rewrites Inductor's Triton ``minimum``/``maximum`` codegen for the whole process
+    (torchao 0.18's ``float8._inductor_patch``, a workaround for a Triton fp8 store bug); the tests after this file
+    compare Inductor's code with stock's from a clean process, so the rewrite is undone here."""
+    from torch._inductor.codegen.triton import TritonOverrides
+
+    saved = {name: TritonOverrides.__dict__[name] for name in ("minimum", "maximum")}
+    yield
+    for name, method in saved.items():
+        setattr(TritonOverrides, name, method)
+    patch = __import__("torchao.float8._inductor_patch", fromlist=["_PATCHED"])
+    patch._PATCHED = False  # a later convert_to_float8_training applies it again
+
+
 @functools.cache
 def _kernels_reading_g(recipe: str, bias: bool, fused: bool) -> tuple[str, ...]:
     gm, inputs, g = _step_graph(recipe, bias)
