@@ -642,6 +642,17 @@ PRIMETILE_PLAN = {shape: ["", "", "XBLOCK=32,R0_BLOCK=128,num_warps=4,TILES_PER_
                                 ("F2-mul-add", "bf16", 8191, 1021), ("F1-t", "bf16", 8192, 50257)]}
 
 
+# The random-site losses of 2026-12-02 (seeds 763936093, 1474020138, 1635222520; fused x stock): LayerNorm backward in
+# fp32 over rows that are not 16-byte aligned, [20973, 2846] 0.49x, [40244, 554] 0.77x, [11738, 214] 0.87x (the one-wave
+# looped launch), the narrow odd-C cast fp16[83998, 257] 0.74x; the aligned real size [25216, 3072] as the reference.
+# The launch the rules pick twice (noise), then row tiles a program, other tiles, warps, a doubled RSPLIT, prefetch.
+LOSSES_SHAPES = [("F3-layernorm-backward", "fp32", 20973, 2846), ("F3-layernorm-backward", "fp32", 40244, 554),
+                 ("F3-layernorm-backward", "fp32", 11738, 214), ("F5-bf16-cast", "fp16", 83998, 257),
+                 ("F3-layernorm-backward", "fp32", 25216, 3072)]
+LOSSES_LAUNCHES = ["", "TILES_PER_PROGRAM=1", "TILES_PER_PROGRAM=2", "TILES_PER_PROGRAM=4", "XBLOCK=32,R0_BLOCK=128",
+                   "XBLOCK=128,R0_BLOCK=32", "num_warps=8", "XBLOCK=32,R0_BLOCK=64", "RSPLIT=16", "PREFETCH=1", "INT32_SIZES=1", ""]
+
+
 # The plans whose shapes and launches are fixed here: --shapes NAME runs FIXED_PLANS[NAME], {shape: launches}.
 FIXED_PLANS = {
     "check": CHECK_PLAN, "tune": TUNE_PLAN, "midwide": MIDWIDE_PLAN, "gate": GATE_PLAN, "oddcheck": ODDCHECK_PLAN,
@@ -662,6 +673,7 @@ FIXED_PLANS = {
     "oddtile": {shape: oddtile_launches(shape[2]) for shape in ODDTILE_SHAPES},
     "oddtile2": {shape: oddtile_launches(shape[2], persistent=True) for shape in ODDTILE_SHAPES},
     "oddone": {shape: ODDONE_LAUNCHES for shape in ODDONE_SHAPES}, "primetile": PRIMETILE_PLAN,
+    "losses": {shape: LOSSES_LAUNCHES for shape in LOSSES_SHAPES},
 }
 PROGRAMS_PER_SM = [4, 8, 16, 32]
 SMALL_PROGRAMS_PER_SM = [1, 2, 4, 8, 16]
