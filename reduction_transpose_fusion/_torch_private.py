@@ -160,8 +160,9 @@ __all__ = [
 ]
 
 
-def register_config_entry(name: str, default: Any, env: str) -> None:
-    """Add ``torch._inductor.config.<name>`` with ``default``, overridable by the environment variable ``env``.
+def register_config_entry(name: str, default: Any, env_value: Any = None) -> None:
+    """Add ``torch._inductor.config.<name>`` with ``default``, and ``env_value`` (not ``None``: the value of its
+    environment variable, parsed by ``config``) as the entry's environment default.
 
     The entry then works with ``config.patch``, ``torch.compile(options=...)`` and joins the FX-graph and
     AOTAutograd cache keys (both hash ``config.save_config_portable()``, which walks ``_config``).
@@ -170,17 +171,16 @@ def register_config_entry(name: str, default: Any, env: str) -> None:
     (``torch/__init__.py:2450``) with its own message, and would refuse ``1`` for a bool switch; with ``object`` every
     value reaches the package's own check (``config.validate``), one message whatever way it was set.
 
-    ``_ConfigEntry`` only parses bool and str environment variables (``_config_module.py:326``); we parse ``env``
-    ourselves (:func:`_parse_env`) and store it as the entry's environment default, which has the same precedence
-    (below ``config.x = ...`` and ``patch``, above the default).  Nothing is checked here: ``config.register``
-    validates the value and names ``env`` in its error.
+    ``_ConfigEntry`` only parses bool and str environment variables (``_config_module.py:326``), so the package
+    parses them and stores the value as the entry's environment default, which has the same precedence (below
+    ``config.x = ...`` and ``patch``, above the default).  Nothing is checked here: ``config.register`` has checked
+    ``env_value`` before any entry is added.
     """
     if name in inductor_config._config:
         return  # idempotent: importing twice must not reset a user's override
     entry = _new_config_entry(name, Config(default=default, value_type=object))
-    raw = os.environ.get(env)
-    if raw is not None:
-        entry.env_value_default = _parse_env(raw, type(default))
+    if env_value is not None:
+        entry.env_value_default = env_value
     inductor_config._config[name] = entry
     _config_changed(name)
 
@@ -203,19 +203,6 @@ def _config_changed(name: str) -> None:
         inductor_config._mark_get_dict_dirty(name)
     else:
         inductor_config._is_dirty = True
-
-
-def _parse_env(raw: str, value_type: type) -> Any:
-    """``raw`` as ``value_type`` where it parses ("0"/"1" for a bool, decimal for an int), else ``raw`` itself, for
-    the package's check to refuse with the same message as a value set in code."""
-    if value_type is bool:
-        return {"0": False, "1": True}.get(raw.strip(), raw)
-    if value_type is int:
-        try:
-            return int(raw)
-        except ValueError:
-            return raw
-    return raw
 
 
 def has_size_hint(size) -> bool:

@@ -95,26 +95,63 @@ _ZERO_KEYS = ("TILES_PER_PROGRAM",)
 _LAUNCH_ITEM = re.compile(r"^\s*(\w+)\s*=\s*(\d+)\s*$", re.ASCII)
 
 
+# Every variable of the package starts with the switch's (``_reduction_transpose_fusion_autoload`` imports the
+# package when one is set)
+ENV_PREFIX = ENTRIES[0].env
+
+
 def register() -> None:
-    """Add every entry of :data:`ENTRIES` to ``torch._inductor.config`` and check the values set by environment
-    variables.  Idempotent.
+    """Check the environment variables, then add every entry of :data:`ENTRIES` to ``torch._inductor.config`` with
+    its variable's value.  Idempotent.  A refused variable adds no entry, so that after a failed import a value set
+    in code is refused by torch as an unknown option, not kept unchecked.
 
     Raises:
         ValueError: ``"<ENV>='<raw>': <the entry's message>"`` for an environment variable whose value
             :func:`validate` would refuse (``TORCHINDUCTOR_REDUCTION_TRANSPOSE_FUSION_MIN_BYTES=-1`` or ``=8k``, a
-            launch override with an unknown key).
+            launch override with an unknown key), or a variable with the package's prefix that is none of its
+            variables (a misspelling would otherwise be ignored).
     """
+    values = environment_values()
     for e in ENTRIES:
-        _torch_private.register_config_entry(e.name, e.default, e.env)
+        _torch_private.register_config_entry(e.name, e.default, values.get(e.name))
+
+
+def environment_values() -> dict[str, object]:
+    """{entry name: its environment variable's value, parsed as :func:`validate` reads it} for the variables set.
+
+    Raises:
+        ValueError: as :func:`register`.
+    """
+    known = {e.env for e in ENTRIES}
+    unknown = sorted(name for name in os.environ if name.startswith(ENV_PREFIX) and name not in known)
+    if unknown:
+        raise ValueError(f"{unknown[0]}: not a variable of reduction_transpose_fusion (misspelled?); its variables "
+                         f"are {', '.join(sorted(known))}")
+    values = {}
     for e in ENTRIES:
         raw = os.environ.get(e.env)
         if raw is None:
             continue
+        values[e.name] = _parse_env(raw, type(e.default))
         try:
-            _CHECKS[e.name](getattr(inductor_config, e.name))
+            _CHECKS[e.name](values[e.name])
         except ValueError as err:
             spelled = "; an environment variable takes 1 or 0" if isinstance(e.default, bool) else ""
             raise ValueError(f"{e.env}={raw!r}: {err}{spelled}") from None
+    return values
+
+
+def _parse_env(raw: str, value_type: type) -> object:
+    """``raw`` as ``value_type`` where it parses ("0"/"1" for a bool, decimal for an int), else ``raw`` itself, for
+    the check to refuse with the same message as a value set in code."""
+    if value_type is bool:
+        return {"0": False, "1": True}.get(raw.strip(), raw)
+    if value_type is int:
+        try:
+            return int(raw)
+        except ValueError:
+            return raw
+    return raw
 
 
 def validate() -> None:

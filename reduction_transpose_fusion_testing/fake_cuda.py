@@ -54,7 +54,12 @@ def install() -> None:
     if torch.cuda.is_available():
         raise RuntimeError("fake_cuda.install() called on a machine with a real GPU")
     if "torch._inductor.codecache" in sys.modules:
-        raise RuntimeError("fake_cuda.install() must run before torch._inductor is imported")
+        raise RuntimeError(
+            "fake_cuda.install() must run before torch._inductor is imported. `import torch` imports it where "
+            "TORCH_LOGS names reduction_transpose_fusion (torch's log parser imports the module) or a "
+            "TORCHINDUCTOR_REDUCTION_TRANSPOSE_FUSION* variable is set (the package's autoload): unset them, and "
+            "turn the log on after install() with torch._logging.set_logs(modules={'reduction_transpose_fusion': "
+            "logging.INFO})")
 
     props = types.SimpleNamespace(**H200)
     torch.cuda.is_available = lambda: True

@@ -578,8 +578,9 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
     if xblock * rblock > TRITON_MAX_TENSOR_NUMEL:  # after the persistent tile, whose rows can outgrow R0_BLOCK
         asked = {k: override[k] for k in ("XBLOCK", "R0_BLOCK", "TILES_PER_PROGRAM", "RSPLIT") if k in override}
         raise ValueError(f"XBLOCK x R0_BLOCK = {xblock} x {rblock} = {xblock * rblock} elements exceeds Triton's "
-                         f"largest tensor ({TRITON_MAX_TENSOR_NUMEL}); with one row tile a program R0_BLOCK is the "
-                         "program's rows, ceil(N / RSPLIT) to the next power of two"
+                         f"largest tensor ({TRITON_MAX_TENSOR_NUMEL})"
+                         + ("; with one row tile a program R0_BLOCK is the program's rows, ceil(N / RSPLIT) to the "
+                            "next power of two" if persistent else "")
                          + (f" (reduction_transpose_fusion_launch_config asks for {asked})" if asked else ""))
     launch = LaunchConfig(
         XBLOCK=xblock,

@@ -278,3 +278,20 @@ def test_a_bad_environment_value_warns_at_torch_import_and_fails_the_explicit_im
         in out.stderr, out.stderr[-2000:]
     out = run_python("import torch, reduction_transpose_fusion", TORCHINDUCTOR_REDUCTION_TRANSPOSE_FUSION="true")
     assert out.returncode != 0 and "ValueError: TORCHINDUCTOR_REDUCTION_TRANSPOSE_FUSION='true'" in out.stderr
+
+
+def test_a_refused_environment_value_adds_no_entry():
+    """After a failed import a value set in code is refused by torch as unknown, not kept unchecked (the entries
+    were added before the environment was checked)."""
+    out = run_python("import torch._inductor.config as c\ntry:\n    import reduction_transpose_fusion\n"
+                     "except ValueError:\n    pass\nprint(sorted(k for k in c._config if 'reduction_transpose' in k))",
+                     TORCHINDUCTOR_REDUCTION_TRANSPOSE_FUSION_MIN_BYTES="8k", TORCH_DEVICE_BACKEND_AUTOLOAD="0")
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split() == ["[]"]
+
+
+def test_a_misspelled_environment_variable_fails_the_import():
+    out = run_python("import reduction_transpose_fusion", TORCHINDUCTOR_REDUCTION_TRANSPOSE_FUSION_MINBYTES="1")
+    assert out.returncode != 0
+    assert ("ValueError: TORCHINDUCTOR_REDUCTION_TRANSPOSE_FUSION_MINBYTES: not a variable of "
+            "reduction_transpose_fusion (misspelled?)") in out.stderr, out.stderr[-2000:]

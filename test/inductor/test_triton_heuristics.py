@@ -395,14 +395,18 @@ def test_override_wins_and_is_validated():
     assert (cfg.XBLOCK, cfg.RSPLIT, cfg.num_stages) == (32, 7, 2)
     # the override's own values are checked where it is parsed (test_config.py); the tile, with the heuristic's
     # blocks for the keys left out, here
-    with pytest.raises(ValueError, match="exceeds Triton's largest tensor"):
+    with pytest.raises(ValueError, match="exceeds Triton's largest tensor") as err:
         th.launch_config(3072, 25216, 4, 4, H200_SMS, {"XBLOCK": 2048, "R0_BLOCK": 1024})
+    assert "one row tile a program" in str(err.value)  # f32[25216, 3072], one reduction: the large-tensor rule's
+    with pytest.raises(ValueError, match="exceeds Triton's largest tensor") as err:  # two: a looped kernel
+        th.launch_config(3072, 25216, 4, 4, H200_SMS, {"XBLOCK": 2048, "R0_BLOCK": 1024}, reductions=2)
+    assert "one row tile a program" not in str(err.value)
     with pytest.raises(ValueError, match="exceeds Triton's largest tensor"):
         th.launch_config(3072, 25216, 4, 4, H200_SMS, {"XBLOCK": 32768})
     # one row tile a program regrows R0_BLOCK to the program's rows (64 -> 128 here, the partials budget capping
     # RSPLIT at 1000): the check sees the kernel's tile, not the override's (a Triton compile error before;
     # 2026-11-30)
-    with pytest.raises(ValueError, match="16384 x 128 = 2097152 elements exceeds"):
+    with pytest.raises(ValueError, match="16384 x 128 = 2097152 elements exceeds.*one row tile a program R0_BLOCK is"):
         th.launch_config(16, 100000, 2, 2, H200_SMS, {"XBLOCK": 16384, "R0_BLOCK": 64, "TILES_PER_PROGRAM": 1})
     # ... by at most twice: an 8-row tile grows to 16, not 128 (RSPLIT then passes the partials budget)
     assert th.launch_config(16, 20000, 2, 2, H200_SMS, {"R0_BLOCK": 8, "TILES_PER_PROGRAM": 1}).R0_BLOCK == 16
