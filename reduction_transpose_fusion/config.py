@@ -25,6 +25,8 @@ import re
 
 import torch._inductor.config as inductor_config
 
+from _reduction_transpose_fusion_autoload import ENV_PREFIX  # every variable's prefix: the autoload's test
+
 from . import _torch_private
 from .codegen.triton import FINISH_CHUNK
 from .runtime.triton_heuristics import MAX_GRID_X
@@ -95,9 +97,6 @@ _ZERO_KEYS = ("TILES_PER_PROGRAM",)
 _LAUNCH_ITEM = re.compile(r"^\s*(\w+)\s*=\s*(\d+)\s*$", re.ASCII)
 
 
-# Every variable of the package starts with the switch's (``_reduction_transpose_fusion_autoload`` imports the
-# package when one is set)
-ENV_PREFIX = ENTRIES[0].env
 
 
 def register() -> None:

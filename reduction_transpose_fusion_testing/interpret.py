@@ -42,6 +42,8 @@ from torch._subclasses.fake_tensor import FakeTensorMode
 from torch.fx.experimental.proxy_tensor import make_fx
 from torch.fx.experimental.symbolic_shapes import DimDynamic, ShapeEnv, StatelessSymbolicContext
 
+from .output_code import kernel_sources  # noqa: F401  ({kernel name: source} of a module; one parser for both)
+
 KERNEL_DEF = re.compile(r"^(\w+) = async_compile\.triton\(", re.M)
 
 
@@ -117,14 +119,6 @@ def check_guards(module_source: str, inputs: Sequence[torch.Tensor]) -> None:
 def kernel_names(module_source: str) -> list[str]:
     """Names of the Triton kernels the module defines, in order."""
     return KERNEL_DEF.findall(module_source)
-
-
-def kernel_sources(module_source: str) -> dict[str, str]:
-    """{kernel name: its Triton source} for each kernel in the module."""
-    out = {}
-    for m in re.finditer(r"^(\w+) = async_compile\.triton\('\w+', '''\n(.*?)''', device_str", module_source, re.M | re.S):
-        out[m.group(1)] = m.group(2)
-    return out
 
 
 def run_on_cpu(module_source: str, inputs: Sequence[torch.Tensor]) -> tuple[torch.Tensor, ...]:

@@ -17,13 +17,14 @@ from __future__ import annotations
 import ast
 import re
 
-__all__ = ["kernel_params", "kernel_launches", "kernels_reading"]
+__all__ = ["kernel_sources", "kernel_params", "kernel_launches", "kernels_reading"]
 
 _DEFINITION = re.compile(r"^(\w+) = async_compile\.triton\('\w+', '''\n(.*?)''', device_str", re.M | re.S)
 _VIEWS = {"reinterpret_tensor", "as_strided", "view", "reshape"}
 
 
-def _definitions(module_source: str) -> dict[str, str]:
+def kernel_sources(module_source: str) -> dict[str, str]:
+    """{kernel name: its Triton source} for each kernel the output module defines."""
     return {m.group(1): m.group(2) for m in _DEFINITION.finditer(module_source)}
 
 
@@ -58,7 +59,7 @@ def kernel_launches(module_source: str) -> list[tuple[str, dict[str, ast.expr]]]
     Raises:
         ValueError: if a launch passes more positional arguments than the kernel has parameters.
     """
-    definitions = _definitions(module_source)
+    definitions = kernel_sources(module_source)
     params = {name: kernel_params(src, name) for name, src in definitions.items()}
     launches = []
     for node in ast.walk(ast.parse(module_source)):
@@ -112,7 +113,7 @@ def kernels_reading(module_source: str, buffer_name: str) -> list[str]:
         ValueError: if the module launches no Triton kernel at all, or a launch does not fit its kernel's parameters
             (the module is not one this parser understands).
     """
-    definitions = _definitions(module_source)
+    definitions = kernel_sources(module_source)
     launches = kernel_launches(module_source)
     if not launches:
         raise ValueError("the module launches no Triton kernel (not a Python output module of Inductor?)")
