@@ -73,6 +73,11 @@ makes a block-and-scalar mask uint32; ``reduction_transpose_fusion_testing.inter
 |                                                          |   :func:`register_grid_type`                              |
 | ``_logging/_internal.py`` ``register_log``               | ``torch._logging`` does not export it; it lists our log   |
 |                                                          |   beside Inductor's (``TORCH_LOGS``, ``set_logs``)        |
+| ``SIMDScheduling.get_tiling_and_scores`` / ``create_``   | timing launch candidates at compile time: the speculative |
+|   ``kernel_choices`` / ``codegen_node_schedule_with_``   |   codegen of Inductor's fusion benchmarking, through      |
+|   ``kernel``, ``Placeholder``, ``PyCodeCache``, ``Triton`` |   ``triton_kernel_kwargs``; see                         |
+|   ``Scheduling.benchmark_codegened_module``,             |   :func:`candidate_kernel_source`,                        |
+|   ``torch._C._cuda_getDeviceCount``                      |   :func:`time_kernel_source`, :func:`real_gpu_present`    |
 
 Everything else the package uses is an extension point that Inductor documents for out-of-tree use:
 ``InductorChoices`` / ``config.inductor_choices_class``, ``register_backend_for_device`` and its
@@ -88,10 +93,12 @@ import os
 from typing import Any, Callable, Optional
 
 import sympy
+import torch
 import torch._inductor.config as inductor_config
 from torch._inductor import choices as inductor_choices_module
 from torch._inductor.choices import InductorChoices
 from torch._inductor.codegen import common as codegen_common
+from torch._inductor.codecache import PyCodeCache
 from torch._inductor.codegen.common import DeferredLine
 from torch._inductor.codegen.simd import constant_repr
 from torch._inductor.codegen.cuda_combined_scheduling import CUDACombinedScheduling
@@ -106,7 +113,7 @@ from torch._inductor.codegen.triton import (
 )
 from torch._inductor.runtime import triton_heuristics as inductor_triton_heuristics
 from torch._inductor.runtime.triton_heuristics import GridExpr
-from torch._inductor.utils import IndentedBuffer, triton_type
+from torch._inductor.utils import IndentedBuffer, Placeholder, triton_type
 from torch._guards import TracingContext
 from torch._inductor.virtualized import V
 from torch.fx.experimental import symbolic_shapes
@@ -133,6 +140,7 @@ __all__ = [
     "TritonScheduling",
     "V",
     "active_choices",
+    "candidate_kernel_source",
     "choices_hook_owner",
     "constant_repr",
     "deferred_line",
@@ -153,8 +161,10 @@ __all__ = [
     "register_grid_type",
     "register_log",
     "peers_var",
+    "real_gpu_present",
     "removed_by_fusion",
     "take_post_loop_code",
+    "time_kernel_source",
     "triton_type",
     "use_own_semaphores",
 ]
@@ -640,3 +650,46 @@ class AlignedWorkspaceCache(CooperativeReductionWorkspaceCache):
 
     def allocate(self, nbytes):
         return super().allocate(CeilDiv(nbytes, WORKSPACE_ALIGN) * WORKSPACE_ALIGN)
+
+
+def real_gpu_present() -> bool:
+    """Whether the CUDA driver reports a device.  The CPU tests' fake H200 patches ``torch.cuda``'s Python functions,
+    not this call, so a compile under it never tries to time a kernel."""
+    try:
+        return torch._C._cuda_getDeviceCount() > 0
+    except (AttributeError, RuntimeError):  # a CPU-only build, or no driver
+        return False
+
+
+def candidate_kernel_source(scheduling: TritonScheduling, features) -> str:
+    """The benchmark module (``get_args``, ``call``; kernel named ``triton_``) of the kernel that
+    ``scheduling.codegen_node_schedule(features)`` would emit under the current configuration, without emitting it.
+
+    This is the speculative codegen of Inductor's fusion benchmarking (``generate_kernel_code_from_nodes``), but
+    through ``create_kernel_choices`` as the real codegen goes, so that ``InductorChoices.triton_kernel_kwargs`` sets
+    the launch.  Nothing reaches the wrapper: no kernel is defined or called, no node is marked run.
+
+    Raises:
+        NotImplementedError: if Inductor would emit more than one kernel for ``features`` (``multi_kernel``).
+    """
+    node_schedule = features.node_schedule
+    tiling, score = scheduling.get_tiling_and_scores(node_schedule, features.numel, features.reduction_numel,
+                                                     features.coalesce_analysis)
+    kernels = scheduling.create_kernel_choices(features, [tiling], {"features": features, "tiling_scores": score})
+    if len(kernels) != 1:
+        raise NotImplementedError(f"{len(kernels)} kernel choices (multi-kernel)")
+    (kernel,) = kernels
+    scheduling.codegen_node_schedule_with_kernel(node_schedule, kernel)
+    with inductor_config.patch("benchmark_kernel", True), V.set_kernel_handler(kernel):
+        source = kernel.codegen_kernel()
+    return source.replace(str(Placeholder.KERNEL_NAME), "triton_")
+
+
+def time_kernel_source(scheduling: TritonScheduling, source: str, names: list[str]) -> float:
+    """Milliseconds of one launch of the kernel in ``source`` (from :func:`candidate_kernel_source`) on random
+    inputs of its shapes, by Inductor's benchmarker (``benchmark_codegened_module``: a first call compiles, then
+    timed runs with in-place arguments cloned).  ``inf`` if it failed to compile or spills more than 8 registers.
+    Cached by Inductor next to the module (``.kernel_perf``), so the same source is timed once per cache dir."""
+    module = PyCodeCache.load(source)
+    ms, _ = scheduling.benchmark_codegened_module(module, node_names=OrderedSet(names))
+    return ms

@@ -32,8 +32,8 @@ from ._torch_private import DisableReduction, EnableReduction, FixedTritonConfig
 from .codegen.triton import FINISH_COMBINE, ReductionTransposeTritonKernel
 from .fx_passes.reduction_transpose import (FLAGGED_DTYPES, META_KEY, VECTOR_MULTIPLE, Site, package_hash,
                                            row_symbol, row_tile_grid_available, vector_rows)
-from .runtime.triton_heuristics import (MAX_RSPLIT, LaunchConfig, WorkspaceBoundError, changed_overrides,
-                                        even_rsplit, launch_config, wide_fp8_cast)
+from .runtime.triton_heuristics import (MAX_RSPLIT, LaunchConfig, WorkspaceBoundError, candidate_override,
+                                        changed_overrides, even_rsplit, launch_config, wide_fp8_cast)
 from .scheduler import origins, sites_in
 
 log = logging.getLogger(__name__)
@@ -90,7 +90,8 @@ class ReductionTransposeChoices(InductorChoices):
         no_grid = _no_row_tile_grid(features)
         vector = dict(vector_rows=_vector_rows(features.reduction_numel), vector_cols=_vector_cols(features.numel),
                       row_tile_grid=no_grid is None, widest_load=widest_load)
-        override = config.launch_override()
+        # the expert override, and over it the launch candidate being timed or emitted (codegen/triton.py)
+        override = {**config.launch_override(), **candidate_override()}
         try:
             launch = _launch(names, features, no_grid, cols, rows, narrowest, widest, num_sms, override, ops,
                              reductions, producer_ops, static_rows, moved, static_cols, vector)

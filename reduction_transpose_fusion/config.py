@@ -86,6 +86,17 @@ ENTRIES = (
         "TORCHINDUCTOR_REDUCTION_TRANSPOSE_FUSION_LAUNCH_CONFIG",
         "Override the fused kernel's launch configuration (comma-separated KEY=INT).",
     ),
+
+    # On by default, as Inductor times its own reductions' configs: with a GPU, each fused kernel of static shapes is
+    # generated and timed with each launch candidate (runtime/triton_heuristics.py, AUTOTUNE_CANDIDATES; more under
+    # max_autotune) and emitted with the fastest.  False keeps the rules' launch, for users who count compile time;
+    # a launch override set above is used as given, untimed.
+    Entry(
+        "reduction_transpose_fusion_autotune",
+        True,
+        "TORCHINDUCTOR_REDUCTION_TRANSPOSE_FUSION_AUTOTUNE",
+        "Time the fused kernel's launch candidates at compile time on the GPU and emit the fastest.",
+    ),
 )
 
 LAUNCH_KEYS = ("XBLOCK", "R0_BLOCK", "RSPLIT", "num_warps", "num_stages", "TILES_PER_PROGRAM", "FINISH_GROUP",
@@ -207,6 +218,15 @@ def profitability() -> bool:
     return _switch("reduction_transpose_fusion_profitability")
 
 
+def autotune() -> bool:
+    """``torch._inductor.config.reduction_transpose_fusion_autotune``.
+
+    Raises:
+        ValueError: if it is not a bool, 0 or 1.
+    """
+    return _switch("reduction_transpose_fusion_autotune")
+
+
 def _switch(name: str) -> bool:
     return _check_switch(name, getattr(inductor_config, name))
 
@@ -279,5 +299,6 @@ _CHECKS = {
     "reduction_transpose_fusion_profitability":
         lambda value: _check_switch("reduction_transpose_fusion_profitability", value),
     "reduction_transpose_fusion_launch_config": _parse_launch_override,
+    "reduction_transpose_fusion_autotune": lambda value: _check_switch("reduction_transpose_fusion_autotune", value),
 }
 assert _CHECKS.keys() == {e.name for e in ENTRIES}

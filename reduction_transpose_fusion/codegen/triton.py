@@ -73,16 +73,19 @@ to stock.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
 import re
 import textwrap
 
 import torch
+import torch._inductor.config as inductor_config
 
 from .. import _torch_private
 from .._torch_private import CeilDiv, TritonKernel, TritonScheduling
-from ..runtime.triton_heuristics import RowTileGrid
+from ..runtime.triton_heuristics import (AUTOTUNE_CANDIDATES, MAX_AUTOTUNE_CANDIDATES, RowTileGrid, fastest_candidate,
+                                         launch_candidate)
 
 log = logging.getLogger(__name__)
 
@@ -545,9 +548,79 @@ def _row_loop(source: str) -> tuple[str, str, list[str], list[str]] | None:
 
 
 class ReductionTransposeTritonScheduling(TritonScheduling):
-    """``TritonScheduling`` that builds :class:`ReductionTransposeTritonKernel` (``kernel_type``, ``triton.py:6039``)."""
+    """``TritonScheduling`` that builds :class:`ReductionTransposeTritonKernel` (``kernel_type``, ``triton.py:6039``)
+    and emits a fused site's kernel with the fastest of its launch candidates, timed at compile time."""
 
     kernel_type = ReductionTransposeTritonKernel
+
+    def codegen_node_schedule(self, kernel_features):
+        """Stock's, but for a kernel holding a marked site, compiled with ``reduction_transpose_fusion_autotune`` on,
+        static shapes, no expert launch override and a GPU: each of the launch candidates
+        (:data:`..runtime.triton_heuristics.AUTOTUNE_CANDIDATES`, ``MAX_AUTOTUNE_CANDIDATES`` under ``max_autotune``)
+        is generated and timed on random inputs by Inductor's benchmarker, and the kernel is emitted with
+        :func:`..runtime.triton_heuristics.fastest_candidate`'s choice.  The choice is logged; the emitted source (and
+        so the FX-graph cache entry) holds it, so a cached graph always runs the same launch and gives the same bits."""
+        candidates = self._launch_candidates(kernel_features)
+        if len(candidates) < 2:
+            return super().codegen_node_schedule(kernel_features)
+        with launch_candidate(self._fastest(kernel_features, candidates)):
+            return super().codegen_node_schedule(kernel_features)
+
+    def _launch_candidates(self, features) -> tuple[dict[str, int], ...]:
+        from .. import config  # config imports this module
+        from ..scheduler import sites_in
+
+        sites = sites_in(features.scheduler_nodes())
+        if not (sites and config.enabled() and config.autotune()):
+            return ()
+        names = ", ".join(sorted({s.reduction for s in sites}))
+        why = ("an expert launch override is set" if config.launch_override() else
+               "the shapes are dynamic (a launch timed at one size hint)" if not (
+                   features.numel.is_number and features.reduction_numel.is_number) else
+               "no GPU to time them on" if not _torch_private.real_gpu_present() else None)
+        if why:
+            log.debug("%s: launch candidates not timed: %s; the rules' launch", names, why)
+            return ()
+        return MAX_AUTOTUNE_CANDIDATES if inductor_config.max_autotune else AUTOTUNE_CANDIDATES
+
+    def _fastest(self, features, candidates) -> dict[str, int]:
+        names = [n.get_name() for n in features.scheduler_nodes()]
+        timed, seen = [], {}
+        for candidate in candidates:
+            try:
+                with launch_candidate(candidate), _quiet(_DECISION_LOGS):
+                    source = _torch_private.candidate_kernel_source(self, features)
+            except Exception as e:  # noqa: BLE001  a launch the rules refuse for this site (a workspace bound, ...)
+                log.debug("launch candidate %s of %s not generated: %s", candidate, names, e)
+                continue
+            if source not in seen:  # candidates that come out the same kernel are timed once
+                seen[source] = _torch_private.time_kernel_source(self, source, names)
+                timed.append((candidate, seen[source]))
+        choice = fastest_candidate(timed)
+        log.info("%s: launch candidates timed at compile: %s; emitted %s", ", ".join(names),
+                 "; ".join(f"{_describe(c)} {ms * 1e3:.1f} us" for c, ms in timed), _describe(choice))
+        return choice
+
+
+# The loggers of the launch decision, quiet while candidates are generated (the emitted kernel logs it once)
+_DECISION_LOGS = ("reduction_transpose_fusion.choices", __name__)
+
+
+@contextlib.contextmanager
+def _quiet(names):
+    loggers = [logging.getLogger(name) for name in names]
+    before = [logger.disabled for logger in loggers]
+    for logger in loggers:
+        logger.disabled = True
+    try:
+        yield
+    finally:
+        for logger, was in zip(loggers, before):
+            logger.disabled = was
+
+
+def _describe(candidate: dict[str, int]) -> str:
+    return ",".join(f"{k}={v}" for k, v in candidate.items()) or "rules"
 
 
 __all__ = ["LAUNCH_ORDER_FINISHER", "ReductionTransposeTritonKernel", "ReductionTransposeTritonScheduling",

@@ -39,7 +39,10 @@ Rules, each from the H200 sweep recorded in ``benchmarks/results/`` (see README,
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import dataclasses
+import math
 
 from torch._inductor.runtime.runtime_utils import next_power_of_2
 from triton.language import TRITON_MAX_TENSOR_NUMEL
@@ -396,6 +399,53 @@ FP8_GRID_MIN_ROWS = 128
 # -> 1.258 (a 32-wide tile, 16 loads a thread: the same registers; smaller odd RSPLITs are kept, as 3 -> 2 would cost a
 # third of the programs).
 EVEN_RSPLIT_ABOVE = 32
+
+# Launch candidates timed at compile time on the GPU (codegen/triton.py, ReductionTransposeTritonScheduling; switch
+# ``reduction_transpose_fusion_autotune``), each an override over the rules' launch, the first ({}) the rules' own:
+# the launch shapes the rules choose between, so that a site none of their sweeps had gets the fastest of them.  In
+# the H200 sweep of the random-site losses (sweeps/2026-12-02-h200-sweep-losses.csv; fused / stock) one row tile a
+# program beat the rules' one wave on each of the four losing sites (LayerNorm backward f32[20973, 2846] 0.52 ->
+# 1.55x, f32[40244, 554] 0.78 -> 0.97x, f32[11738, 214] 0.91 -> 1.06x, the bf16 cast of fp16[83998, 257] 0.80 -> 1.51x)
+# and the prefetched row loop on two (f32[40244, 554] 1.23x, f32[11738, 214] 1.16x); one wave is there for the sites
+# the rules give one tile a program.  Candidates that come out as the same source are timed once.  Inductor's
+# ``max_autotune`` adds the other launches of that sweep (8 warps, 2 and 4 row tiles a program, the X32 R64 tile).
+AUTOTUNE_CANDIDATES: tuple[dict[str, int], ...] = (
+    {}, {"TILES_PER_PROGRAM": 1}, {"TILES_PER_PROGRAM": 0}, {"PREFETCH": 1},
+)
+MAX_AUTOTUNE_CANDIDATES = AUTOTUNE_CANDIDATES + (
+    {"num_warps": 8}, {"TILES_PER_PROGRAM": 2}, {"TILES_PER_PROGRAM": 4}, {"XBLOCK": 32, "R0_BLOCK": 64},
+)
+# A candidate replaces the rules' launch only when it is this much faster: Inductor's benchmarker (L2 flushed,
+# CUDA events) repeats within 1-3% on the same kernel, and the rules' launch was measured in full sweeps.
+AUTOTUNE_MARGIN = 0.03
+
+_CANDIDATE: contextvars.ContextVar[dict[str, int]] = contextvars.ContextVar("launch_candidate", default={})
+
+
+@contextlib.contextmanager
+def launch_candidate(override: dict[str, int]):
+    """Within the block, :func:`candidate_override` returns ``override`` (``choices`` merges it over the expert
+    override when it builds the fused kernel's launch)."""
+    token = _CANDIDATE.set(dict(override))
+    try:
+        yield
+    finally:
+        _CANDIDATE.reset(token)
+
+
+def candidate_override() -> dict[str, int]:
+    """The launch candidate being emitted or timed (:func:`launch_candidate`); ``{}`` outside one."""
+    return dict(_CANDIDATE.get())
+
+
+def fastest_candidate(timed: list[tuple[dict[str, int], float]]) -> dict[str, int]:
+    """The candidate to emit, from ``[(override, ms), ...]`` as timed (the rules' own launch is ``{}``): the fastest,
+    if it beats the rules' launch by more than :data:`AUTOTUNE_MARGIN` (or the rules' launch was not timed or failed,
+    ``inf``), else ``{}``.  Ties go to the earlier candidate, so the choice is a function of the timings alone."""
+    rules_ms = next((ms for override, ms in timed if not override), math.inf)
+    best, best_ms = min(timed, key=lambda item: item[1], default=({}, math.inf))
+    return dict(best) if best_ms < rules_ms * (1 - AUTOTUNE_MARGIN) else {}
+
 
 # CUDA's gridDim.x limit: RSPLIT is the grid's dim 0 (the heuristic's stays far below; config checks an override's)
 MAX_GRID_X = 2**31 - 1

@@ -1,0 +1,129 @@
+"""Launch candidates timed at compile time (``ReductionTransposeTritonScheduling``), on the fake H200.
+
+The CPU has no GPU to time kernels on, so a stand-in replaces ``_torch_private.time_kernel_source`` (Inductor's
+benchmarker) and ``real_gpu_present``; what is tested is everything around the timer: which candidates are generated
+and timed, that one that comes out as the same kernel is timed once, and that the kernel emitted is the one chosen.
+The timings of the real candidates on the H200 are in benchmarks/results/.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unittest.mock
+
+import pytest
+import torch
+
+from reduction_transpose_fusion import _torch_private
+from reduction_transpose_fusion.runtime.triton_heuristics import (AUTOTUNE_CANDIDATES, AUTOTUNE_MARGIN,
+                                                                   MAX_AUTOTUNE_CANDIDATES, fastest_candidate)
+from reduction_transpose_fusion_testing import families, interpret
+from reduction_transpose_fusion_testing.logs import decision_log
+from reduction_transpose_fusion_testing.output_code import kernel_sources
+
+ON = families.FUSE_EVERY_SITE
+# bf16[8192, 4096]: the rules give one wave of looping programs, so one row tile a program (persistent) and the
+# prefetched loop are other kernels
+ROWS, COLS = 8192, 4096
+
+
+class StandInTimer:
+    """Stands in for ``time_kernel_source``: the i-th source it is given takes ``times[i]`` ms (1.0 past the end)."""
+
+    def __init__(self, *times: float):
+        self.times = times
+        self.sources: list[str] = []
+
+    def __call__(self, scheduling, source: str, names) -> float:
+        self.sources.append(source)
+        i = len(self.sources) - 1
+        return self.times[i] if i < len(self.times) else 1.0
+
+
+def kernel_text(source: str) -> str:
+    """A kernel's launch decorator and ``@triton.jit`` function with its name taken out (from an output module's
+    kernel or a candidate's benchmark module, whose harness after the kernel is dropped)."""
+    source = source.split("\ndef get_args():")[0]
+    config = re.search(r"fixed_config\(\s*config=(\{.*?\})", source).group(1)
+    body = re.search(r"^def \w+\((.*)", source, re.M | re.S).group(1).rstrip()
+    return config + "\n" + body
+
+
+def compile_site(timer: StandInTimer, name: str = "F1-t", dtype=torch.bfloat16, gpu: bool = True, **options) -> str:
+    case = families.CASES[name]
+    inputs = interpret.fake_inputs(*case.specs(ROWS, COLS, dtype))
+    with unittest.mock.patch.object(_torch_private, "time_kernel_source", timer), \
+         unittest.mock.patch.object(_torch_private, "real_gpu_present", lambda: gpu):
+        return interpret.generate(case.fn, inputs, **{**ON, **options})
+
+
+def fused_kernel(module: str) -> str:
+    (source,) = [s for s in kernel_sources(module).values() if "fixed_config" in s]
+    return kernel_text(source)
+
+
+def test_the_fastest_candidate_is_the_kernel_emitted():
+    timer = StandInTimer(1.0, 0.5)  # the rules' launch, then the first other candidate: twice as fast
+    module = compile_site(timer)
+    timed = [kernel_text(s) for s in timer.sources]
+    assert len(timed) >= 3, "one tile a program and the prefetched loop are other kernels than one wave"
+    assert len(set(timed)) == len(timed), "a candidate that comes out as the same kernel is timed once"
+    assert fused_kernel(module) == timed[1] != timed[0]
+
+
+def test_a_candidate_within_the_margin_leaves_the_rules_launch():
+    near = 1.0 * (1 - AUTOTUNE_MARGIN / 2)
+    timer = StandInTimer(1.0, near, near, near)
+    module = compile_site(timer)
+    assert fused_kernel(module) == kernel_text(timer.sources[0])
+
+
+def test_the_choice_is_logged_once_and_the_decision_once():
+    with decision_log() as log:
+        compile_site(StandInTimer(1.0, 0.5))
+    timed = [m for m in log if "launch candidates timed at compile" in m]
+    assert len(timed) == 1 and "TILES_PER_PROGRAM=1" in timed[0], log
+    assert len([m for m in log if m.startswith("fused ")]) == 1, "candidates' own decisions are not logged"
+
+
+def test_max_autotune_times_more_candidates():
+    default, wide = StandInTimer(), StandInTimer()
+    compile_site(default)
+    compile_site(wide, max_autotune=True)
+    assert len(wide.sources) > len(default.sources)
+
+
+@pytest.mark.parametrize("why", ["off", "override", "no_gpu", "dynamic"])
+def test_no_candidates_timed(why):
+    timer = StandInTimer()
+    options = {"off": dict(reduction_transpose_fusion_autotune=False),
+               "override": dict(reduction_transpose_fusion_launch_config="num_warps=4")}.get(why, {})
+    if why == "dynamic":  # N symbolic
+        case = families.CASES["F1-t"]
+        inputs = interpret.fake_inputs(*case.specs(ROWS, COLS, torch.bfloat16), dynamic=(0,))
+        with unittest.mock.patch.object(_torch_private, "time_kernel_source", timer), \
+             unittest.mock.patch.object(_torch_private, "real_gpu_present", lambda: True):
+            module = interpret.generate(case.fn, inputs, **ON)
+    else:
+        module = compile_site(timer, gpu=why != "no_gpu", **options)
+    assert timer.sources == []
+    assert fused_kernel(module)  # still fused, with the rules' launch
+
+
+def test_fastest_candidate():
+    rules, one_tile, prefetch = {}, {"TILES_PER_PROGRAM": 1}, {"PREFETCH": 1}
+    assert fastest_candidate([(rules, 1.0), (one_tile, 0.5), (prefetch, 0.6)]) == one_tile
+    assert fastest_candidate([(rules, 1.0), (one_tile, 1 - AUTOTUNE_MARGIN / 2)]) == rules
+    assert fastest_candidate([(rules, math.inf), (one_tile, 2.0)]) == one_tile  # the rules' launch failed
+    assert fastest_candidate([(one_tile, 2.0)]) == one_tile  # the rules' launch was not generated
+    assert fastest_candidate([(rules, math.inf), (one_tile, math.inf)]) == rules
+    assert fastest_candidate([]) == rules
+    assert fastest_candidate([(rules, 1.0), (one_tile, 0.5), (prefetch, 0.5)]) == one_tile  # a tie: the earlier
+
+
+def test_candidate_tables():
+    assert AUTOTUNE_CANDIDATES[0] == {} and MAX_AUTOTUNE_CANDIDATES[:len(AUTOTUNE_CANDIDATES)] == AUTOTUNE_CANDIDATES
+    for candidate in MAX_AUTOTUNE_CANDIDATES:  # every key is one the expert override takes
+        from reduction_transpose_fusion.config import LAUNCH_KEYS
+        assert set(candidate) <= set(LAUNCH_KEYS)
