@@ -61,7 +61,9 @@ LOSS_MARGIN = 0.03  # slower than stock by more than this (plus the noise) count
 ROUNDS = 15
 MAX_INPUT_SETS = 64
 GRAPH_TARGET_S = 1.5e-3  # a replay's length to aim for: far above the events' resolution
-VARIANTS = {"fused": harness.FUSED, "forced": harness.FORCED}
+# fused: as shipped (launch candidates timed at compile); rules: the rules' launch only (no candidates timed)
+VARIANTS = {"fused": harness.FUSED, "forced": harness.FORCED,
+            "rules": harness.FUSED | {"reduction_transpose_fusion_autotune": False}}
 
 
 def draw_sites(seed: int, count: int) -> list[dict[str, Any]]:
