@@ -77,7 +77,8 @@ makes a block-and-scalar mask uint32; ``reduction_transpose_fusion_testing.inter
 |   ``kernel_choices`` / ``codegen_node_schedule_with_``   |   codegen of Inductor's fusion benchmarking, through      |
 |   ``kernel``, ``Placeholder``, ``PyCodeCache``, ``Triton`` |   ``triton_kernel_kwargs``; see                         |
 |   ``Scheduling.benchmark_codegened_module``,             |   :func:`candidate_kernel_source`,                        |
-|   ``torch._C._cuda_getDeviceCount``                      |   :func:`time_kernel_source`, :func:`real_gpu_present`    |
+|   ``torch._C._cuda_getDeviceCount``, ``metrics.generated_`` |
+|   ``kernel_count``                                       |   :func:`time_kernel_source`, :func:`real_gpu_present`    |
 
 Everything else the package uses is an extension point that Inductor documents for out-of-tree use:
 ``InductorChoices`` / ``config.inductor_choices_class``, ``register_backend_for_device`` and its
@@ -95,7 +96,7 @@ from typing import Any, Callable, Optional
 import sympy
 import torch
 import torch._inductor.config as inductor_config
-from torch._inductor import choices as inductor_choices_module
+from torch._inductor import choices as inductor_choices_module, metrics as inductor_metrics
 from torch._inductor.choices import InductorChoices
 from torch._inductor.codegen import common as codegen_common
 from torch._inductor.codecache import PyCodeCache
@@ -673,15 +674,19 @@ def candidate_kernel_source(scheduling: TritonScheduling, features) -> str:
         NotImplementedError: if Inductor would emit more than one kernel for ``features`` (``multi_kernel``).
     """
     node_schedule = features.node_schedule
-    tiling, score = scheduling.get_tiling_and_scores(node_schedule, features.numel, features.reduction_numel,
-                                                     features.coalesce_analysis)
-    kernels = scheduling.create_kernel_choices(features, [tiling], {"features": features, "tiling_scores": score})
-    if len(kernels) != 1:
-        raise NotImplementedError(f"{len(kernels)} kernel choices (multi-kernel)")
-    (kernel,) = kernels
-    scheduling.codegen_node_schedule_with_kernel(node_schedule, kernel)
-    with inductor_config.patch("benchmark_kernel", True), V.set_kernel_handler(kernel):
-        source = kernel.codegen_kernel()
+    count = inductor_metrics.generated_kernel_count  # a Kernel counts itself when built: count the graph's kernels,
+    try:                                             # not the candidates (as Inductor's debug strings do)
+        tiling, score = scheduling.get_tiling_and_scores(node_schedule, features.numel, features.reduction_numel,
+                                                         features.coalesce_analysis)
+        kernels = scheduling.create_kernel_choices(features, [tiling], {"features": features, "tiling_scores": score})
+        if len(kernels) != 1:
+            raise NotImplementedError(f"{len(kernels)} kernel choices (multi-kernel)")
+        (kernel,) = kernels
+        scheduling.codegen_node_schedule_with_kernel(node_schedule, kernel)
+        with inductor_config.patch("benchmark_kernel", True), V.set_kernel_handler(kernel):
+            source = kernel.codegen_kernel()
+    finally:
+        inductor_metrics.generated_kernel_count = count
     return source.replace(str(Placeholder.KERNEL_NAME), "triton_")
 
 

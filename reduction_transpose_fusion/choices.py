@@ -32,8 +32,8 @@ from ._torch_private import DisableReduction, EnableReduction, FixedTritonConfig
 from .codegen.triton import FINISH_COMBINE, ReductionTransposeTritonKernel
 from .fx_passes.reduction_transpose import (FLAGGED_DTYPES, META_KEY, VECTOR_MULTIPLE, Site, package_hash,
                                            row_symbol, row_tile_grid_available, vector_rows)
-from .runtime.triton_heuristics import (MAX_RSPLIT, LaunchConfig, WorkspaceBoundError, candidate_override,
-                                        changed_overrides, even_rsplit, launch_config, wide_fp8_cast)
+from .runtime.triton_heuristics import (MAX_RSPLIT, STOCK_LAUNCH, LaunchConfig, WorkspaceBoundError,
+                                        candidate_override, changed_overrides, even_rsplit, launch_config, wide_fp8_cast)
 from .scheduler import origins, sites_in
 
 log = logging.getLogger(__name__)
@@ -73,6 +73,9 @@ class ReductionTransposeChoices(InductorChoices):
             return kwargs
         if not issubclass(kernel_cls, ReductionTransposeTritonKernel):
             log.info("skip %s: kernel class %s is not ours (scan or custom backend)", names, kernel_cls.__name__)
+            return kwargs
+        if candidate_override() == STOCK_LAUNCH:
+            log.info("%s: Inductor's own launch of the unsplit reduction (the launch candidate timed fastest)", names)
             return kwargs
         cols = V.graph.sizevars.optimization_hint(features.numel)
         rows = V.graph.sizevars.optimization_hint(features.reduction_numel)

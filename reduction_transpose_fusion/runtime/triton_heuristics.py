@@ -407,10 +407,14 @@ EVEN_RSPLIT_ABOVE = 32
 # program beat the rules' one wave on each of the four losing sites (LayerNorm backward f32[20973, 2846] 0.52 ->
 # 1.55x, f32[40244, 554] 0.78 -> 0.97x, f32[11738, 214] 0.91 -> 1.06x, the bf16 cast of fp16[83998, 257] 0.80 -> 1.51x)
 # and the prefetched row loop on two (f32[40244, 554] 1.23x, f32[11738, 214] 1.16x); one wave is there for the sites
-# the rules give one tile a program.  Candidates that come out as the same source are timed once.  Inductor's
+# the rules give one tile a program.  The last, STOCK_LAUNCH, is Inductor's own launch of the unsplit reduction
+# (choices leaves the kernel to stock's heuristics): where stock emits that kernel anyway (N <= 128, or a wide C) it
+# is stock's time, so a site the rules' launch would lose, e.g. f32[2, 2, 16, 22137] flattened to N = 64 at 0.73x of
+# stock (random seed 1667986576), keeps stock's launch.  Candidates that come out as the same source are timed once.  Inductor's
 # ``max_autotune`` adds the other launches of that sweep (8 warps, 2 and 4 row tiles a program, the X32 R64 tile).
+STOCK_LAUNCH = {"STOCK": 1}
 AUTOTUNE_CANDIDATES: tuple[dict[str, int], ...] = (
-    {}, {"TILES_PER_PROGRAM": 1}, {"TILES_PER_PROGRAM": 0}, {"PREFETCH": 1},
+    {}, {"TILES_PER_PROGRAM": 1}, {"TILES_PER_PROGRAM": 0}, {"PREFETCH": 1}, STOCK_LAUNCH,
 )
 MAX_AUTOTUNE_CANDIDATES = AUTOTUNE_CANDIDATES + (
     {"num_warps": 8}, {"TILES_PER_PROGRAM": 2}, {"TILES_PER_PROGRAM": 4}, {"XBLOCK": 32, "R0_BLOCK": 64},
