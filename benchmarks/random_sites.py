@@ -188,7 +188,7 @@ def summarize(frame: pd.DataFrame, variants: list[str]) -> str:
         s = frame[col].dropna()
         worst = frame.loc[s.idxmin()]
         lost = frame[frame[f"loses_{name}"].astype(bool)]
-        as_stock = int(lost[f"decisions_{name}"].map(left_to_stock).sum())
+        as_stock = sum(map(left_to_stock, lost[f"decisions_{name}"]))  # an empty Series would sum to ''
         lines.append(f"{name}: {len(s)} sites, {len(lost)} slower than stock by more than {LOSS_MARGIN:.0%} + noise "
                      f"({as_stock} of them left to stock: the same code as stock, a second compile timed apart), "
                      f"geomean {math.exp(s.map(math.log).mean()):.3f}x, worst {s.min():.3f}x "
