@@ -78,7 +78,7 @@ makes a block-and-scalar mask uint32; ``reduction_transpose_fusion_testing.inter
 |   ``kernel``, ``Placeholder``, ``PyCodeCache``, ``Triton`` |   ``triton_kernel_kwargs``; see                         |
 |   ``Scheduling.benchmark_codegened_module``,             |   :func:`candidate_kernel_source`,                        |
 |   ``torch._C._cuda_getDeviceCount``, ``metrics.generated_`` |
-|   ``kernel_count``                                       |   :func:`time_kernel_source`, :func:`real_gpu_present`    |
+|   ``kernel_count``, ``GraphLowering.workspace_id``       |   :func:`time_kernel_source`, :func:`real_gpu_present`    |
 
 Everything else the package uses is an extension point that Inductor documents for out-of-tree use:
 ``InductorChoices`` / ``config.inductor_choices_class``, ``register_backend_for_device`` and its
@@ -88,8 +88,11 @@ Everything else the package uses is an extension point that Inductor documents f
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import inspect
+import itertools
+import math
 import os
 from typing import Any, Callable, Optional
 
@@ -164,6 +167,7 @@ __all__ = [
     "peers_var",
     "real_gpu_present",
     "removed_by_fusion",
+    "same_workspace_names",
     "take_post_loop_code",
     "time_kernel_source",
     "triton_type",
@@ -696,5 +700,18 @@ def time_kernel_source(scheduling: TritonScheduling, source: str, names: list[st
     timed runs with in-place arguments cloned).  ``inf`` if it failed to compile or spills more than 8 registers.
     Cached by Inductor next to the module (``.kernel_perf``), so the same source is timed once per cache dir."""
     module = PyCodeCache.load(source)
-    ms, _ = scheduling.benchmark_codegened_module(module, node_names=OrderedSet(names))
+    # no spill threshold: a launch that spills is timed like any other (Inductor's 8 is for fusion decisions)
+    ms, _ = scheduling.benchmark_codegened_module(module, n_spills_threshold=math.inf, node_names=OrderedSet(names))
     return ms
+
+
+@contextlib.contextmanager
+def same_workspace_names():
+    """Within the block, workspaces the speculative codegen names (``WorkspaceArg.unique_name``: the graph's
+    ``workspace_id`` counter) do not advance the counter, so the emitted graph's names do not depend on how many
+    candidates were generated."""
+    first = next(V.graph.workspace_id)
+    try:
+        yield
+    finally:
+        V.graph.workspace_id = itertools.count(first)

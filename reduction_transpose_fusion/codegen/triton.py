@@ -575,6 +575,8 @@ class ReductionTransposeTritonScheduling(TritonScheduling):
             return ()
         names = ", ".join(sorted({s.reduction for s in sites}))
         why = ("an expert launch override is set" if config.launch_override() else
+               # Inductor's deterministic mode bans benchmarking (and a timed launch is a timed summation order)
+               "Inductor's deterministic mode is on" if inductor_config.deterministic else
                "the shapes are dynamic (a launch timed at one size hint)" if not (
                    features.numel.is_number and features.reduction_numel.is_number) else
                "no GPU to time them on" if not _torch_private.real_gpu_present() else None)
@@ -584,22 +586,37 @@ class ReductionTransposeTritonScheduling(TritonScheduling):
         return MAX_AUTOTUNE_CANDIDATES if inductor_config.max_autotune else AUTOTUNE_CANDIDATES
 
     def _fastest(self, features, candidates) -> dict[str, int]:
-        names = [n.get_name() for n in features.scheduler_nodes()]
+        from ..scheduler import sites_in
+
+        nodes = [n.get_name() for n in features.scheduler_nodes()]
+        names = ", ".join(sorted({s.reduction for s in sites_in(features.scheduler_nodes())}))
         timed, seen = [], {}
-        for candidate in candidates:
-            try:
-                with launch_candidate(candidate), _quiet(_DECISION_LOGS):
-                    source = _torch_private.candidate_kernel_source(self, features)
-            except Exception as e:  # noqa: BLE001  a launch the rules refuse for this site (a workspace bound, ...)
-                log.debug("launch candidate %s of %s not generated: %s", candidate, names, e)
-                continue
-            if source not in seen:  # candidates that come out the same kernel are timed once
-                seen[source] = _torch_private.time_kernel_source(self, source, names)
-                timed.append((candidate, seen[source]))
+        with _torch_private.same_workspace_names():
+            for candidate in candidates:
+                try:
+                    with launch_candidate(candidate), _quiet(_DECISION_LOGS):
+                        source = _torch_private.candidate_kernel_source(self, features)
+                except Exception as e:  # noqa: BLE001  a launch the rules refuse for this site (a workspace bound, ...)
+                    log.debug("%s: launch candidate %s not generated: %s", names, candidate, e)
+                    continue
+                if source not in seen:  # candidates that come out the same kernel are timed once
+                    seen[source] = self._time(source, nodes, names, candidate)
+                    timed.append((candidate, seen[source]))
         choice = fastest_candidate(timed)
-        log.info("%s: launch candidates timed at compile: %s; emitted %s", ", ".join(names),
-                 "; ".join(f"{_describe(c)} {ms * 1e3:.1f} us" for c, ms in timed), _describe(choice))
+        log.info("%s: launch candidates timed at compile: %s; emitted %s", names,
+                 "; ".join(f"{_describe(c)} {ms * 1e3:.1f} us" for c, ms in timed) or "none", _describe(choice))
         return choice
+
+    def _time(self, source: str, nodes: list[str], names: str, candidate: dict[str, int]) -> float:
+        """The candidate's ms, or ``inf`` where timing it failed (out of memory for its random inputs, a CUDA
+        error): a failed timing costs the site that candidate, never the compile."""
+        try:
+            return _torch_private.time_kernel_source(self, source, nodes)
+        except Exception as e:  # noqa: BLE001
+            log.info("%s: launch candidate %s not timed: %s", names, _describe(candidate), e)
+            if isinstance(e, torch.cuda.OutOfMemoryError):
+                torch.cuda.empty_cache()
+            return float("inf")
 
 
 # The loggers of the launch decision, quiet while candidates are generated (the emitted kernel logs it once)

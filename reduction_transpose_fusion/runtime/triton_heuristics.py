@@ -445,7 +445,9 @@ def candidate_override() -> dict[str, int]:
 def fastest_candidate(timed: list[tuple[dict[str, int], float]]) -> dict[str, int]:
     """The candidate to emit, from ``[(override, ms), ...]`` as timed (the rules' own launch is ``{}``): the fastest,
     if it beats the rules' launch by more than :data:`AUTOTUNE_MARGIN` (or the rules' launch was not timed or failed,
-    ``inf``), else ``{}``.  Ties go to the earlier candidate, so the choice is a function of the timings alone."""
+    ``inf``, or came out at 0 ms or less), else ``{}``.  Ties go to the earlier candidate, so the choice is a function of the timings alone."""
+    # a time of 0 or less (Inductor subtracts the cloning of in-place arguments from a tiny kernel's) is no time
+    timed = [(override, ms if ms > 0 else math.inf) for override, ms in timed]
     rules_ms = next((ms for override, ms in timed if not override), math.inf)
     best, best_ms = min(timed, key=lambda item: item[1], default=({}, math.inf))
     return dict(best) if best_ms < rules_ms * (1 - AUTOTUNE_MARGIN) else {}

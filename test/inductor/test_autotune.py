@@ -97,11 +97,12 @@ def test_max_autotune_times_more_candidates():
     assert len(wide.sources) > len(default.sources)
 
 
-@pytest.mark.parametrize("why", ["off", "override", "no_gpu", "dynamic"])
+@pytest.mark.parametrize("why", ["off", "override", "no_gpu", "dynamic", "deterministic"])
 def test_no_candidates_timed(why):
     timer = StandInTimer()
     options = {"off": dict(reduction_transpose_fusion_autotune=False),
-               "override": dict(reduction_transpose_fusion_launch_config="num_warps=4")}.get(why, {})
+               "override": dict(reduction_transpose_fusion_launch_config="num_warps=4"),
+               "deterministic": dict(deterministic=True)}.get(why, {})
     if why == "dynamic":  # N symbolic
         case = families.CASES["F1-t"]
         inputs = interpret.fake_inputs(*case.specs(ROWS, COLS, torch.bfloat16), dynamic=(0,))
@@ -143,6 +144,37 @@ def test_candidates_are_not_counted_as_kernels():
         compile_site(StandInTimer(), reduction_transpose_fusion_autotune=autotune)
         counts.append(metrics.generated_kernel_count)
     assert counts[0] == counts[1] >= 1
+
+
+def test_a_failed_timing_costs_the_candidate_not_the_compile():
+    class FailingTimer(StandInTimer):
+        def __call__(self, scheduling, source, names):
+            if self.sources:  # every candidate after the rules' launch: out of memory for its random inputs
+                self.sources.append(source)
+                raise RuntimeError("CUDA out of memory (stand-in)")
+            return super().__call__(scheduling, source, names)
+
+    timer = FailingTimer(1.0)
+    with decision_log() as log:
+        module = compile_site(timer)
+    assert len(timer.sources) >= 3 and fused_kernel(module) == kernel_text(timer.sources[0])
+    assert any("not timed: CUDA out of memory (stand-in)" in m for m in log), log
+
+
+def test_a_time_of_zero_is_no_time():
+    timer = StandInTimer(1.0, 0.0, -0.1)  # in-place clones subtracted from a tiny kernel's time
+    assert fused_kernel(compile_site(timer)) == kernel_text(timer.sources[0])
+
+
+def test_the_emitted_module_is_the_same_as_without_candidates():
+    """With the rules' launch chosen, the whole output module (wrapper and workspace names included) is the one
+    compiled without candidates: generating them leaves nothing behind."""
+    def text(module) -> str:  # but for the compile's serial number and temporary directory
+        return re.sub(r"^# (AOT ID|kernel path): .*$", "", str(module), flags=re.M)
+
+    with_candidates = compile_site(StandInTimer())
+    without = compile_site(StandInTimer(), reduction_transpose_fusion_autotune=False)
+    assert "workspace" in str(without) and text(with_candidates) == text(without)
 
 
 def test_candidate_tables():
