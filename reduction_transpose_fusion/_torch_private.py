@@ -697,7 +697,7 @@ def candidate_kernel_source(scheduling: TritonScheduling, features) -> str:
 def time_kernel_source(scheduling: TritonScheduling, source: str, names: list[str]) -> float:
     """Milliseconds of one launch of the kernel in ``source`` (from :func:`candidate_kernel_source`) on random
     inputs of its shapes, by Inductor's benchmarker (``benchmark_codegened_module``: a first call compiles, then
-    timed runs with in-place arguments cloned).  ``inf`` if it failed to compile or spills more than 8 registers.
+    timed runs with in-place arguments cloned).  ``inf`` if its first call failed; a kernel that spills is timed.
     Cached by Inductor next to the module (``.kernel_perf``), so the same source is timed once per cache dir."""
     module = PyCodeCache.load(source)
     # no spill threshold: a launch that spills is timed like any other (Inductor's 8 is for fusion decisions)
