@@ -75,7 +75,8 @@ class ReductionTransposeChoices(InductorChoices):
             log.info("skip %s: kernel class %s is not ours (scan or custom backend)", names, kernel_cls.__name__)
             return kwargs
         if candidate_override() == STOCK_LAUNCH:
-            log.info("%s: Inductor's own launch of the unsplit reduction (the launch candidate timed fastest)", names)
+            _log_decision(sites, _fused_copies(features, sites), names,
+                          "Inductor's own launch of the unsplit reduction (the launch candidate timed fastest)", None)
             return kwargs
         cols = V.graph.sizevars.optimization_hint(features.numel)
         rows = V.graph.sizevars.optimization_hint(features.reduction_numel)
@@ -337,8 +338,12 @@ def _fused_copies(features, sites: list[Site]) -> list[str]:
     return sorted({s.transpose for s in sites} & fx_names)
 
 
-def _log_decision(sites: list[Site], copies: list[str], names: str, launch: LaunchConfig, last_block: bool) -> None:
-    finish = "last-program finish" if last_block else "grid-barrier finish (a reduction result is read in a later loop)"
+def _log_decision(sites: list[Site], copies: list[str], names: str, launch: LaunchConfig | str,
+                  last_block: bool | None) -> None:
+    """The decision record of a site that reaches codegen ("fused ..." where its copy is in the kernel); ``launch``
+    is the package's launch or, with ``last_block`` None, a description of Inductor's own (whose finish it keeps)."""
+    finish = ("Inductor's own finish" if last_block is None else "last-program finish" if last_block else
+              "grid-barrier finish (a reduction result is read in a later loop)")
     if copies:
         log.info("fused %s with transposed copy %s into one kernel (C=%s, N=%s); %s; %s",
                  names, ", ".join(copies), sites[0].cols, sites[0].rows, launch, finish)

@@ -150,6 +150,8 @@ def test_stock_launch_when_it_is_fastest():
     assert "fixed_config" not in fused_kernel(module) and "RSPLIT" not in fused_kernel(module)
     assert fused_kernel(module) == kernel_text(timer.sources[-1])
     assert any("emitted STOCK=1" in m for m in log), log
+    fused = [m for m in log if m.startswith("fused ")]
+    assert len(fused) == 1 and "Inductor's own launch" in fused[0], "the site fused, with stock's launch: one record"
 
 
 def test_candidates_are_not_counted_as_kernels():
