@@ -102,7 +102,6 @@ import torch._inductor.config as inductor_config
 from torch._inductor import choices as inductor_choices_module, metrics as inductor_metrics
 from torch._inductor.choices import InductorChoices
 from torch._inductor.codegen import common as codegen_common
-from torch._inductor.async_compile import AsyncCompile
 from torch._inductor.codecache import PyCodeCache
 from torch._inductor.codegen.common import DeferredLine
 from torch._inductor.codegen.simd import constant_repr
@@ -693,22 +692,6 @@ def candidate_kernel_source(scheduling: TritonScheduling, features) -> str:
     finally:
         inductor_metrics.generated_kernel_count = count
     return source.replace(str(Placeholder.KERNEL_NAME), "triton_")
-
-
-def precompile_kernel_sources(sources: list[str]) -> None:
-    """Compile the kernels of the benchmark modules in ``sources`` (from :func:`candidate_kernel_source`) all at once
-    in Inductor's compile workers, and wait for them, as Inductor's fusion benchmarking does before it times
-    (``Scheduler.compile_kernel``, ``scheduler.py:3968``): each worker fills Triton's on-disk cache, so the first call
-    that :func:`time_kernel_source` makes loads a compiled kernel instead of compiling it in this process.  Without a
-    compile pool (``compile_threads`` 1) it does nothing and each kernel compiles at its first call, one after the
-    other.  A kernel that fails to compile here is left to its first call, whose failure times it at ``inf``."""
-    async_compile = AsyncCompile()
-    if not async_compile.use_process_pool():
-        return
-    futures = [async_compile.triton(kernel_name="triton_", source_code=source) for source in sources]
-    for future in futures:
-        with contextlib.suppress(Exception):
-            future.result()
 
 
 def time_kernel_source(scheduling: TritonScheduling, source: str, names: list[str]) -> float:

@@ -590,7 +590,7 @@ class ReductionTransposeTritonScheduling(TritonScheduling):
 
         nodes = [n.get_name() for n in features.scheduler_nodes()]
         names = ", ".join(sorted({s.reduction for s in sites_in(features.scheduler_nodes())}))
-        sources: dict[str, dict[str, int]] = {}  # source -> the first candidate that comes out as that kernel
+        timed, seen = [], {}
         with _torch_private.same_workspace_names():
             for candidate in candidates:
                 try:
@@ -599,10 +599,9 @@ class ReductionTransposeTritonScheduling(TritonScheduling):
                 except Exception as e:  # noqa: BLE001  a launch the rules refuse for this site (a workspace bound, ...)
                     log.debug("%s: launch candidate %s not generated: %s", names, candidate, e)
                     continue
-                sources.setdefault(source, candidate)  # candidates that come out as the same kernel are timed once
-        # compiling dominates the candidates' cost: all at once in the compile workers, then timed one by one
-        _torch_private.precompile_kernel_sources(list(sources))
-        timed = [(candidate, self._time(source, nodes, names, candidate)) for source, candidate in sources.items()]
+                if source not in seen:  # candidates that come out the same kernel are timed once
+                    seen[source] = self._time(source, nodes, names, candidate)
+                    timed.append((candidate, seen[source]))
         choice = fastest_candidate(timed)
         log.info("%s: launch candidates timed at compile: %s; emitted %s", names,
                  "; ".join(f"{_describe(c)} {ms * 1e3:.1f} us" for c, ms in timed) or "none", _describe(choice))

@@ -37,13 +37,6 @@ class StandInTimer:
         self.sources: list[str] = []
         self.fast = lambda source: False  # or: a source it times at 0.5 ms, whatever its place
 
-        self.precompiled: list[list[str]] = []  # the sources of each call to precompile_kernel_sources
-        self.timed_before_precompile = 0
-
-    def precompile(self, sources: list[str]) -> None:
-        self.precompiled.append(list(sources))
-        self.timed_before_precompile += len(self.sources)
-
     def __call__(self, scheduling, source: str, names) -> float:
         self.sources.append(source)
         i = len(self.sources) - 1
@@ -63,7 +56,6 @@ def compile_site(timer: StandInTimer, name: str = "F1-t", dtype=torch.bfloat16, 
     case = families.CASES[name]
     inputs = interpret.fake_inputs(*case.specs(ROWS, COLS, dtype))
     with unittest.mock.patch.object(_torch_private, "time_kernel_source", timer), \
-         unittest.mock.patch.object(_torch_private, "precompile_kernel_sources", timer.precompile), \
          unittest.mock.patch.object(_torch_private, "real_gpu_present", lambda: gpu):
         return interpret.generate(case.fn, inputs, **{**ON, **options})
 
@@ -81,14 +73,6 @@ def test_the_fastest_candidate_is_the_kernel_emitted():
     assert len(timed) >= 3, "one tile a program and the prefetched loop are other kernels than one wave"
     assert len(set(timed)) == len(timed), "a candidate that comes out as the same kernel is timed once"
     assert fused_kernel(module) == timed[1] != timed[0]
-
-
-def test_every_candidate_is_compiled_at_once_before_any_is_timed():
-    timer = StandInTimer()
-    compile_site(timer)
-    assert len(timer.precompiled) == 1, "one batch of compiles for the site's candidates"
-    assert timer.timed_before_precompile == 0, "no candidate timed (compiled in this process) before the batch"
-    assert timer.precompiled[0] == timer.sources, "each kernel timed was compiled in the batch, and only those"
 
 
 def test_a_candidate_within_the_margin_leaves_the_rules_launch():
