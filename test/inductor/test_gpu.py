@@ -69,8 +69,11 @@ def compile_and_run(fn, inputs, options):
 def test_family_on_gpu(name, dtype, rows, cols):
     case = families.CASES[name]
     inputs = case.inputs(rows, cols, dtype, device="cuda", seed=rows + cols)
-    fused_fn, fused, kernels = compile_and_run(case.fn, inputs, FUSED)
+    # stock first: compile_and_run resets Dynamo, after which a compiled function compiles again at its next call,
+    # and a compile that times another launch candidate fastest may give other bits (README); the reruns below
+    # check one compiled graph
     _, stock, _ = compile_and_run(case.fn, inputs, STOCK)
+    fused_fn, fused, kernels = compile_and_run(case.fn, inputs, FUSED)
     assert kernels == 1
     reference = case.reference(inputs)
     for i, (out, st, ref) in enumerate(zip(fused, stock, reference)):
@@ -83,6 +86,9 @@ def test_family_on_gpu(name, dtype, rows, cols):
         again = fused_fn(*inputs)
         for i, (a, b) in enumerate(zip(again, fused)):
             assert torch.equal(families.bits(a), families.bits(b)), f"output {i} changed on a rerun"
+    from torch._inductor import metrics
+
+    assert metrics.generated_kernel_count == kernels, "a rerun compiled again"
 
 
 @pytest.mark.usefixtures("unseen_reader")
