@@ -442,15 +442,19 @@ def candidate_override() -> dict[str, int]:
     return dict(_CANDIDATE.get())
 
 
-def fastest_candidate(timed: list[tuple[dict[str, int], float]]) -> dict[str, int]:
-    """The candidate to emit, from ``[(override, ms), ...]`` as timed (the rules' own launch is ``{}``): the fastest,
-    if it beats the rules' launch by more than :data:`AUTOTUNE_MARGIN` (or the rules' launch was not timed or failed,
-    ``inf``, or came out at 0 ms or less), else ``{}``.  Ties go to the earlier candidate, so the choice is a function of the timings alone."""
+def fastest_candidate(timed: list[tuple[dict[str, int], float]], baseline: dict[str, int] | None = None
+                      ) -> dict[str, int]:
+    """The candidate to emit, from ``[(override, ms), ...]`` as timed: the fastest, if it beats ``baseline`` (default
+    the rules' own launch, ``{}``) by more than :data:`AUTOTUNE_MARGIN` (or ``baseline`` was not timed or failed,
+    ``inf``, or came out at 0 ms or less), else ``baseline``.  Ties go to the earlier candidate, so the choice is a
+    function of the timings alone.  ``baseline`` is :data:`STOCK_LAUNCH` where stock emits the site's kernel unsplit
+    anyway (codegen/triton.py): there stock's launch is what the package must not be slower than."""
+    baseline = {} if baseline is None else baseline
     # a time of 0 or less (Inductor subtracts the cloning of in-place arguments from a tiny kernel's) is no time
     timed = [(override, ms if ms > 0 else math.inf) for override, ms in timed]
-    rules_ms = next((ms for override, ms in timed if not override), math.inf)
-    best, best_ms = min(timed, key=lambda item: item[1], default=({}, math.inf))
-    return dict(best) if best_ms < rules_ms * (1 - AUTOTUNE_MARGIN) else {}
+    base_ms = next((ms for override, ms in timed if override == baseline), math.inf)
+    best, best_ms = min(timed, key=lambda item: item[1], default=(baseline, math.inf))
+    return dict(best) if best_ms < base_ms * (1 - AUTOTUNE_MARGIN) else dict(baseline)
 
 
 # CUDA's gridDim.x limit: RSPLIT is the grid's dim 0 (the heuristic's stays far below; config checks an override's)

@@ -52,9 +52,10 @@ def kernel_text(source: str) -> str:
     return launch + "\n" + body
 
 
-def compile_site(timer: StandInTimer, name: str = "F1-t", dtype=torch.bfloat16, gpu: bool = True, **options) -> str:
+def compile_site(timer: StandInTimer, name: str = "F1-t", dtype=torch.bfloat16, gpu: bool = True,
+                 shape: tuple[int, int] = (ROWS, COLS), **options) -> str:
     case = families.CASES[name]
-    inputs = interpret.fake_inputs(*case.specs(ROWS, COLS, dtype))
+    inputs = interpret.fake_inputs(*case.specs(*shape, dtype))
     with unittest.mock.patch.object(_torch_private, "time_kernel_source", timer), \
          unittest.mock.patch.object(_torch_private, "real_gpu_present", lambda: gpu):
         return interpret.generate(case.fn, inputs, **{**ON, **options})
@@ -124,6 +125,28 @@ def test_fastest_candidate():
     assert fastest_candidate([(rules, math.inf), (one_tile, math.inf)]) == rules
     assert fastest_candidate([]) == rules
     assert fastest_candidate([(rules, 1.0), (one_tile, 0.5), (prefetch, 0.5)]) == one_tile  # a tie: the earlier
+    # against stock's own launch (a site stock emits unsplit): the rules' launch too must beat it by the margin
+    assert fastest_candidate([(rules, 1 - AUTOTUNE_MARGIN / 2), (STOCK_LAUNCH, 1.0)], STOCK_LAUNCH) == STOCK_LAUNCH
+    assert fastest_candidate([(rules, 0.5), (STOCK_LAUNCH, 1.0)], STOCK_LAUNCH) == rules
+    assert fastest_candidate([(rules, 1.0), (one_tile, 2.0)], STOCK_LAUNCH) == rules  # stock's was not timed
+    assert fastest_candidate([(rules, math.inf), (STOCK_LAUNCH, math.inf)], STOCK_LAUNCH) == STOCK_LAUNCH
+
+
+# C = 16384 >= 2 * 32 * 132: stock's reduction is not split, its one kernel holds the transposed copy
+WIDE = (1024, 16384)
+
+
+@pytest.mark.parametrize("shape,stock_wins", [(WIDE, True), ((ROWS, COLS), False)], ids=["wide", "split"])
+def test_a_tie_goes_to_stock_where_stock_emits_the_kernel_unsplit(shape, stock_wins):
+    """Every candidate timed alike (within the margin): where stock emits the site's kernel unsplit, its own launch
+    is the baseline and is emitted; where stock splits the reduction, the rules' launch is."""
+    timer = StandInTimer()  # every candidate 1.0 ms
+    with decision_log() as log:
+        module = compile_site(timer, shape=shape)
+    kernel = fused_kernel(module)
+    assert ("fixed_config" not in kernel) is stock_wins, kernel.splitlines()[0]
+    assert kernel == kernel_text(timer.sources[-1 if stock_wins else 0])
+    assert any(("emitted STOCK=1" in m) is stock_wins for m in log if "launch candidates timed" in m), log
 
 
 def test_stock_launch_when_it_is_fastest():
