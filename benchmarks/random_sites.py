@@ -189,8 +189,9 @@ def summarize(frame: pd.DataFrame, variants: list[str]) -> str:
         worst = frame.loc[s.idxmin()]
         lost = frame[frame[f"loses_{name}"].astype(bool)]
         as_stock = sum(map(left_to_stock, lost[f"decisions_{name}"]))  # an empty Series would sum to ''
-        lines.append(f"{name}: {len(s)} sites, {len(lost)} slower than stock by more than {LOSS_MARGIN:.0%} + noise "
-                     f"({as_stock} of them left to stock: the same code as stock, a second compile timed apart), "
+        lines.append(f"{name}: {len(s)} sites; slower than stock by more than {LOSS_MARGIN:.0%} + noise: "
+                     f"{len(lost) - as_stock} fused, {as_stock} left to stock (the same code as stock, a second "
+                     "compile timed apart); "
                      f"geomean {math.exp(s.map(math.log).mean()):.3f}x, worst {s.min():.3f}x "
                      f"({worst['family']} {worst['dtype']}[{worst['shape']}]); median stock noise "
                      f"{frame['noise_pct'].median():.1f}%")

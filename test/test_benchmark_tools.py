@@ -31,6 +31,19 @@ def test_a_loss_is_slower_than_stock_by_more_than_the_margin_and_the_noise():
     assert not random_sites.loses(1.2, 0.0)
 
 
+def test_the_summary_counts_fused_losses_apart_from_sites_left_to_stock():
+    import pandas as pd
+
+    frame = pd.DataFrame(dict(
+        family=["F1-t"] * 4, dtype=["bf16"] * 4, shape=["64x64"] * 4, noise_pct=[0.0] * 4,
+        speedup_fused=[0.80, 0.90, 1.50, 1.00], loses_fused=[True, True, False, False],
+        decisions_fused=["fused sum_1 with transposed copy clone into one kernel", "skip clone + sum_1: gate",
+                         "fused sum_1 with transposed copy clone into one kernel", "skip clone + sum_1: gate"]))
+    line = random_sites.summarize(frame, ["fused"])
+    assert "4 sites; slower than stock by more than 3% + noise: 1 fused, 1 left to stock" in line, line
+    assert "worst 0.800x" in line
+
+
 def test_the_attribution_names_what_the_flag_removed_and_added():
     off = {"triton_red_fused_sum": (100.0, 1), "triton_poi_fused_clone": (80.0, 1), "gemm": (500.0, 2)}
     on = {"triton_unk_fused_clone_sum": (120.0, 1), "gemm": (501.0, 2)}
