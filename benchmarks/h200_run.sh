@@ -3,7 +3,8 @@
 # arguments, in order: tests (GPU tests), sweep (launch sweep), main (the main job), corpus (the corpus suite),
 # holdout (the held-out suite), main-dynamic, corpus-dynamic and holdout-dynamic (the same with N dynamic); SWEEP_ARGS=--dynamic-rows for a sweep with N dynamic;
 # profile-kernels (benchmarks.profile_kernels with PROFILE_ARGS); WORKERS=n pytest workers for the tests (8);
-# steps-lab (benchmarks.lab_steps with LAB_STEPS_ARGS: launch overrides on one real step),
+# steps-lab (benchmarks.lab_steps with LAB_STEPS_ARGS: launch overrides on one real step), host-lab
+# (benchmarks.lab_host with HOST_LAB_ARGS: host against GPU time of one real step),
 # models (the real training steps, STEPS_ARGS, e.g. --steps 'float8-mlp-*') and random (random sites, RANDOM_ARGS,
 # e.g. --seed 7 --sites 48 --variants fused forced), whose files go to $OUT/r and are packed into $OUT/results.tgz
 # after each step (a step cut off by its STEP_TIMEOUT, default 540 s, still leaves the earlier steps' files).
@@ -38,6 +39,8 @@ for step in "$@"; do
               | grep -v "site/s\]" | tee -a "$OUT/run.log" ;;
     main-dynamic|corpus-dynamic|holdout-dynamic) python3 -m benchmarks.run --suite "${step%-dynamic}" --dynamic-rows --out "$OUT" 2>&1 \
                | grep -v "case/s\]" | tee "$OUT/$step.log" ;;
+    host-lab) timeout ${STEP_TIMEOUT:-540} python3 -m benchmarks.lab_host --out "$OUT/r" ${HOST_LAB_ARGS:-} 2>&1 \
+                | tee -a "$OUT/run.log" ;;
     steps-lab) timeout ${STEP_TIMEOUT:-540} python3 -m benchmarks.lab_steps --out "$OUT/r" ${LAB_STEPS_ARGS:-} 2>&1 \
                  | tee -a "$OUT/run.log" ;;
     lab-gluon) python3 -m benchmarks.lab_gluon --out "$OUT" ${LAB_ARGS:-} 2>&1 | tee "$OUT/$step.log" ;;

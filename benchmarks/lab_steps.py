@@ -28,14 +28,14 @@ def main(argv=None) -> None:
     parser.add_argument("--out", type=pathlib.Path, required=True)
     args = parser.parse_args(argv)
     step = next(s for s in steps.STEPS if s.name == args.step)
-    variants = {"off": harness.STOCK, "on": harness.FUSED, "off_again": harness.STOCK}
+    variants = dict(steps.VARIANTS)
     variants |= {launch: harness.FUSED | {"reduction_transpose_fusion_launch_config": launch} for launch in args.launch}
     torch._dynamo.reset()
     torch._dynamo.config.recompile_limit = 4 * len(variants)  # one compile of the model's forward a variant
     runs = {}
     for name, options in variants.items():
         try:
-            runs[name] = steps.compile_variant(step, options, reuse=name == "off_again")
+            runs[name] = steps.compile_variant(step, options)
         except Exception as e:  # an override the kernel cannot take is a result, not a reason to stop
             print(f"{name}: {type(e).__name__}: {str(e)[:300]}")
     steps.time_interleaved(runs)

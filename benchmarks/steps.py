@@ -4,19 +4,27 @@
     python -m benchmarks.run --suite models --steps 'float8-mlp-*'
 
 Each step (:data:`STEPS`) is a model built from a fixed seed, compiled with ``torch.compile`` (a fresh compile each
-time: Dynamo reset, no FX-graph or AOTAutograd cache), trained by plain SGD on fixed random data.  For each of the
-three variants ``off``, ``on`` and ``off_again`` (the flag off again, a second model that Dynamo serves ``off``'s
-compiled graph: its spread from ``off`` is the noise):
+time: Dynamo reset, no FX-graph or AOTAutograd cache), trained by plain SGD on fixed random data.  The three variants
+``off``, ``on`` and ``off_again`` are three fresh compiles; ``off_again`` has the flag off as ``off`` has, and an
+Inductor option that changes no code (:data:`NO_OP`) so that Dynamo compiles it anew rather than serving it ``off``'s
+graph: its spread from ``off`` is the noise, compile to compile (a host-bound step, e.g. the transformer block
+without CUDA graphs, ran 4% apart between two compiles of the same stock code).  For each:
 
 * the losses of the first :data:`LOSS_STEPS` steps (off and on must agree to fp32 rounding: the fused sums' order
   differs from stock's, every other output is bit-equal);
-* compile seconds (the first step, forward and backward) and Inductor's generated kernel count;
+* compile seconds (the first step, forward and backward), Inductor's generated kernel count, and the sites fused
+  (0: the flag changed no code, and any spread of ``on`` from ``off`` is noise);
 * the median step time over :data:`TIMED_STEPS` steps after :data:`WARMUP_STEPS` warm-up steps, each step between
   two CUDA events (the step's span on the GPU, launch gaps included, as a training loop sees it); the three
   variants stay in memory and are timed in :data:`ROUNDS` interleaved rounds (:func:`time_interleaved`);
+* ``host_ms``: the median CPU time to issue one step with the GPU idle at its start (:func:`host_ms`); a step whose
+  ``host_ms`` is near its ``ms`` is host-bound, and its time is the launch cost on the CPU, not the kernels';
 * a per-kernel attribution from ``torch.profiler`` over :data:`PROFILED_STEPS` steps: CUDA time per step of each
   kernel name (Inductor's kernel ordinal dropped, so the same fused kernel of two compiles has one name), off
   against on, so the kernels the flag removed and added and their µs are visible.
+
+A step may add Inductor options to all three variants (``Step.options``): the transformer block also runs under
+CUDA graphs (``triton.cudagraphs``, what ``mode="reduce-overhead"`` sets), where the host's launch cost is gone.
 
 torchao (``Float8Linear``, ``convert_to_float8_training``) and timm (ViT-B/16, random init) are needed; a step whose
 package is missing is reported as skipped.
@@ -43,17 +51,23 @@ WARMUP_STEPS = 5
 TIMED_STEPS = 40
 ROUNDS = 4
 PROFILED_STEPS = 3
-VARIANTS = (("off", harness.STOCK), ("on", harness.FUSED), ("off_again", harness.STOCK))
+# The default value of an option: a distinct option set, the same compiled code (Dynamo compiles off_again anew)
+NO_OP = {"trace.enabled": False}
+VARIANTS = (("off", harness.STOCK), ("on", harness.FUSED), ("off_again", harness.STOCK | NO_OP))
+CUDAGRAPHS = {"triton.cudagraphs": True}
+HOST_STEPS = 20
 LR = 1e-3
 
 
 @dataclasses.dataclass(frozen=True)
 class Step:
-    """One training step: ``build()`` returns (model, batch, loss_fn) on the GPU, from fixed seeds."""
+    """One training step: ``build()`` returns (model, batch, loss_fn) on the GPU, from fixed seeds; ``options``:
+    Inductor options every variant of the step compiles with."""
 
     name: str
     build: Callable[[], tuple[nn.Module, tuple, Callable]]
     description: str
+    options: dict = dataclasses.field(default_factory=dict)
 
 
 def _float8(model: nn.Module, recipe: str) -> nn.Module:
@@ -152,15 +166,20 @@ STEPS = (
          "timm vit_base_patch16_224, random init, bf16, Float8 tensorwise Linear layers (head excluded)"),
     Step("transformer-block-float8/8x1024x1024", transformer_block_float8(8, 1024, 1024, 16),
          "pre-norm block, LayerNorm + biased Linear layers, bf16, Float8 tensorwise, batch x seq x dim"),
+    Step("transformer-block-float8/8x1024x1024/cudagraphs", transformer_block_float8(8, 1024, 1024, 16),
+         "the block above under CUDA graphs (triton.cudagraphs, as mode='reduce-overhead'): no host launch cost",
+         CUDAGRAPHS),
+    Step("transformer-block-float8/8x2048x2048", transformer_block_float8(8, 2048, 2048, 16),
+         "pre-norm block, LayerNorm + biased Linear layers, bf16, Float8 tensorwise, batch x seq x dim"),
 )
 
 
-def compile_variant(step: Step, options: dict, reuse: bool = False) -> dict[str, Any]:
+def compile_variant(step: Step, options: dict) -> dict[str, Any]:
     """Build ``step``'s model, compile it with Inductor ``options`` (a fresh compile: Dynamo does not reuse another
     module's graph, and ``harness.FRESH`` turns the FX-graph cache off) and train it for :data:`LOSS_STEPS` +
     :data:`WARMUP_STEPS` steps: its first losses, compile seconds, kernel count, decisions, and ``train_step``."""
     model, batch, loss_fn = step.build()
-    compiled = torch.compile(model, options=options | harness.FRESH)
+    compiled = torch.compile(model, options=options | step.options | harness.FRESH)
     optimizer = torch.optim.SGD(model.parameters(), lr=LR)
 
     def train_step():
@@ -176,7 +195,7 @@ def compile_variant(step: Step, options: dict, reuse: bool = False) -> dict[str,
         losses = [train_step().item()]
     compile_s = time.perf_counter() - start
     kernels = metrics.generated_kernel_count
-    if not kernels and not reuse:  # Dynamo reused another variant's graph: it would not be this variant's code
+    if not kernels:  # Dynamo reused another variant's graph: it would not be this variant's code
         raise RuntimeError(f"{step.name}: the variant compiled no kernels (a cached graph was reused)")
     losses += [train_step().item() for _ in range(LOSS_STEPS - 1)]
     for _ in range(WARMUP_STEPS):
@@ -185,11 +204,30 @@ def compile_variant(step: Step, options: dict, reuse: bool = False) -> dict[str,
     return dict(losses=losses, compile_s=compile_s, kernels=kernels, decisions=decisions, train_step=train_step)
 
 
+def host_ms(train_step: Callable[[], Any]) -> float:
+    """Median ms of CPU time to issue one step, over :data:`HOST_STEPS` steps, each with the GPU idle at its start
+    (a synchronize before it, not timed)."""
+    times = []
+    for _ in range(HOST_STEPS):
+        torch.cuda.synchronize()
+        start = time.perf_counter()
+        train_step()
+        times.append((time.perf_counter() - start) * 1e3)
+    torch.cuda.synchronize()
+    return sorted(times)[len(times) // 2]
+
+
+def fused_sites(decisions: list[str]) -> int:
+    """Sites the fusion emitted as one kernel, from the decision log's ``fused ...`` lines."""
+    return sum(d.startswith("fused ") for d in decisions)
+
+
 def time_interleaved(variants: dict[str, dict[str, Any]]) -> None:
     """Median step ms of each variant (``ms``) over :data:`TIMED_STEPS` steps, timed in :data:`ROUNDS` rounds that
     take every variant in turn, so that a drift of the GPU's clocks or memory over the run (a first variant 17%
     slower than the same variant timed last, in a run that timed them one after the other) falls on all of them.
-    Each step is timed between two CUDA events.  Then the kernel profile of each (``profile``)."""
+    Each step is timed between two CUDA events.  Then the host time of each (``host_ms``, :func:`host_ms`) and its
+    kernel profile (``profile``)."""
     times: dict[str, list[float]] = {name: [] for name in variants}
     for _ in range(ROUNDS):
         for name, variant in variants.items():
@@ -204,6 +242,7 @@ def time_interleaved(variants: dict[str, dict[str, Any]]) -> None:
             times[name] += [b.elapsed_time(e) for b, e in events]
     for name, variant in variants.items():
         variant["ms"] = sorted(times[name])[len(times[name]) // 2]
+        variant["host_ms"] = host_ms(variant["train_step"])
         variant["profile"] = kernel_profile(variant["train_step"])
 
 
@@ -247,9 +286,7 @@ def attribution(off: dict[str, tuple], on: dict[str, tuple]) -> list[dict[str, A
 def measure(step: Step) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """(the step's result row, its kernel attribution rows) for ``step``."""
     torch._dynamo.reset()  # once: the variants' models are distinct modules, each compiled with its own options
-    # off again has off's options, so Dynamo serves it off's graph (a second module, the same compiled code): its
-    # spread from off, timed in the same rounds, is the noise of the timing
-    runs = {label: compile_variant(step, options, reuse=label == "off_again") for label, options in VARIANTS}
+    runs = {label: compile_variant(step, options) for label, options in VARIANTS}
     time_interleaved(runs)
     off, on, again = runs["off"], runs["on"], runs["off_again"]
     loss_diff = max(abs(a - b) / max(abs(a), 1e-30) for a, b in zip(off["losses"], on["losses"]))
@@ -257,8 +294,9 @@ def measure(step: Step) -> tuple[dict[str, Any], list[dict[str, Any]]]:
                or abs(r["delta_us"]) > 0.02 * max(r["us_off"], 1.0)]
     row = dict(
         step=step.name, description=step.description,
-        kernels_off=off["kernels"], kernels_on=on["kernels"],
+        kernels_off=off["kernels"], kernels_on=on["kernels"], fused_sites=fused_sites(on["decisions"]),
         ms_off=off["ms"], ms_on=on["ms"], ms_off_again=again["ms"],
+        host_ms_off=off["host_ms"], host_ms_on=on["host_ms"],
         noise_pct=abs(off["ms"] - again["ms"]) / off["ms"] * 100,
         speedup=off["ms"] / on["ms"],
         compile_s_off=off["compile_s"], compile_s_on=on["compile_s"],
@@ -272,15 +310,19 @@ def measure(step: Step) -> tuple[dict[str, Any], list[dict[str, Any]]]:
 
 
 def table(rows: list[dict[str, Any]]) -> str:
-    """The real-step table: kernels, ms off / on / off again, speedup, noise, compile seconds, loss agreement."""
-    lines = ["| step | kernels off → on | ms off | ms on | ms off again | speedup | noise | compile s off / on | "
-             "first losses agree |", "|---|---|---|---|---|---|---|---|---|"]
+    """The real-step table: kernels, sites fused, ms off / on / off again, speedup, noise, host ms, compile seconds,
+    loss agreement."""
+    lines = ["| step | kernels off → on | sites fused | ms off | ms on | ms off again | speedup | noise | "
+             "host ms off / on | compile s off / on | first losses agree |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         if "error" in r and isinstance(r.get("error"), str):
-            lines.append(f"| {r['step']} | {r['error'][:80]} | | | | | | | |")
+            lines.append(f"| {r['step']} | {r['error'][:80]} | | | | | | | | | |")
             continue
-        lines.append(f"| {r['step']} | {r['kernels_off']} → {r['kernels_on']} | {r['ms_off']:.3f} | {r['ms_on']:.3f} "
+        lines.append(f"| {r['step']} | {r['kernels_off']} → {r['kernels_on']} | {r.get('fused_sites', '')} "
+                     f"| {r['ms_off']:.3f} | {r['ms_on']:.3f} "
                      f"| {r['ms_off_again']:.3f} | {r['speedup']:.3f}x | {r['noise_pct']:.1f}% | "
+                     f"{r.get('host_ms_off', math.nan):.2f} / {r.get('host_ms_on', math.nan):.2f} | "
                      f"{r['compile_s_off']:.0f} / {r['compile_s_on']:.0f} | "
                      f"{'yes' if r['loss_rel_diff'] < 1e-4 else 'NO'} ({r['loss_rel_diff']:.1e}) |")
     return "\n".join(lines)

@@ -56,11 +56,28 @@ def test_the_attribution_names_what_the_flag_removed_and_added():
 
 
 def test_the_step_table_says_whether_the_first_losses_agree():
-    row = dict(step="s", kernels_off=4, kernels_on=3, ms_off=2.0, ms_on=1.0, ms_off_again=2.02, speedup=2.0,
-               noise_pct=1.0, compile_s_off=10.0, compile_s_on=9.0, loss_rel_diff=0.0)
-    assert "| s | 4 → 3 | 2.000 | 1.000 | 2.020 | 2.000x | 1.0% | 10 / 9 | yes" in steps.table([row])
+    row = dict(step="s", kernels_off=4, kernels_on=3, fused_sites=1, ms_off=2.0, ms_on=1.0, ms_off_again=2.02,
+               speedup=2.0, noise_pct=1.0, host_ms_off=0.5, host_ms_on=0.25, compile_s_off=10.0, compile_s_on=9.0,
+               loss_rel_diff=0.0)
+    assert "| s | 4 → 3 | 1 | 2.000 | 1.000 | 2.020 | 2.000x | 1.0% | 0.50 / 0.25 | 10 / 9 | yes" in steps.table([row])
     assert "| NO (" in steps.table([row | dict(loss_rel_diff=0.5)])
     assert "ImportError" in steps.table([dict(step="t", error="ImportError: no timm")])
+
+
+def test_fused_sites_counts_the_fused_decisions_only():
+    decisions = ["candidate clone + sum (x=a)", "fused sum with transposed copy clone into one kernel (C=8, N=8)",
+                 "skip clone_2 + sum_2 (x=b): too small", "fused sum_3 with transposed copy clone_3 into one kernel"]
+    assert steps.fused_sites(decisions) == 2
+    assert steps.fused_sites([]) == 0
+
+
+def test_off_again_is_a_fresh_compile_of_offs_code():
+    options = dict(steps.VARIANTS)
+    # distinct options (so Dynamo compiles it anew) that differ from off's only by an option at its default value
+    assert options["off_again"] != options["off"]
+    extra = {k: v for k, v in options["off_again"].items() if options["off"].get(k) != v}
+    from torch._inductor import config as inductor_config
+    assert extra and all(inductor_config.get_config_copy()[k] == v for k, v in extra.items())
 
 
 def test_the_transformer_block_keeps_its_shape():
