@@ -92,6 +92,7 @@ import contextlib
 import dataclasses
 import inspect
 import itertools
+import logging
 import math
 import os
 from typing import Any, Callable, Optional
@@ -128,6 +129,8 @@ from torch.utils._sympy.functions import CeilDiv, Mod as TorchMod
 from torch.utils._sympy.value_ranges import ValueRanges
 
 from . import SUPPORTED_TORCH
+
+log = logging.getLogger(__name__)
 
 __all__ = [
     "AlignedWorkspaceCache",
@@ -696,10 +699,22 @@ def candidate_kernel_source(scheduling: TritonScheduling, features) -> str:
 
 def time_kernel_source(scheduling: TritonScheduling, source: str, names: list[str]) -> float:
     """Milliseconds of one launch of the kernel in ``source`` (from :func:`candidate_kernel_source`) on random
-    inputs of its shapes, by Inductor's benchmarker (``benchmark_codegened_module``: a first call compiles, then
-    timed runs with in-place arguments cloned).  ``inf`` if its first call failed; a kernel that spills is timed.
-    Cached by Inductor next to the module (``.kernel_perf``), so the same source is timed once per cache dir."""
+    inputs of its shapes (the benchmark module Inductor writes: ``get_args()`` and ``call(args)``), by CUDA-graph
+    replay (:func:`..runtime.benchmarking.graph_ms`, under a forked RNG, as Inductor preserves the user's); where
+    that fails, by Inductor's benchmarker (``benchmark_codegened_module``: a first call compiles, then timed runs with
+    in-place arguments cloned; ``inf`` if its first call failed, cached next to the module in ``.kernel_perf``).  A
+    kernel that spills is timed."""
+    from .runtime.benchmarking import graph_ms  # the runtime package imports this module
+
     module = PyCodeCache.load(source)
+    device = V.graph.get_current_device_or_throw()
+    try:
+        with torch.cuda.device(device), torch.random.fork_rng(devices=[torch.cuda.current_device()]):
+            return graph_ms(module.call, module.get_args(), device)
+    except Exception as e:  # noqa: BLE001  Inductor's benchmarker below says whether the kernel runs at all
+        torch.cuda.synchronize(device)
+        log.info("%s: CUDA-graph timing failed (%s: %s); Inductor's benchmarker", ", ".join(names), type(e).__name__,
+                 e)
     # no spill threshold: a launch that spills is timed like any other (Inductor's 8 is for fusion decisions)
     ms, _ = scheduling.benchmark_codegened_module(module, n_spills_threshold=math.inf, node_names=OrderedSet(names))
     return ms

@@ -125,3 +125,36 @@ def test_argmax_beside_the_sum_on_gpu(dtype, launch):
     assert torch.equal(fused[0], x.t().contiguous())
     assert families.rel_err(fused[1], x.double().sum(0)) <= families.TOLERANCE[dtype]
     assert torch.equal(fused[2], x.argmax(0))
+
+
+def test_graph_timing_resolves_a_small_kernel():
+    """A kernel of a few µs times as a few µs by CUDA-graph replay (one launch between CUDA events reads its launch
+    overhead too, about 10 µs on the H200), and a large one by its bytes: within 2x of reading and writing it at
+    4.8 TB/s."""
+    from reduction_transpose_fusion.runtime.benchmarking import graph_ms
+
+    small = torch.randn(1024, device="cuda")
+    assert 0 < graph_ms(lambda args: args[0].mul_(1.0), [small], small.device) < 0.008
+    large = torch.randn(64 << 20, device="cuda")  # 256 MiB: past the L2 whatever the input sets
+    ms = graph_ms(lambda args: args[0].mul_(1.0), [large], large.device)
+    sol_ms = 2 * large.nbytes / 4.8e9
+    assert sol_ms < ms < 2 * sol_ms
+
+
+def test_launch_candidates_are_timed_by_graph_replay():
+    """The candidates of a small site are timed by CUDA-graph replay, not Inductor's benchmarker (no fallback is
+    logged), and their times are the few µs such a kernel takes."""
+    import re
+
+    from reduction_transpose_fusion_testing.logs import decision_log
+
+    case = families.CASES["F1-t"]
+    inputs = case.inputs(2048, 256, torch.bfloat16, device="cuda", seed=3)
+    with decision_log() as decisions:
+        compile_and_run(case.fn, inputs, FUSED)
+    log = " | ".join(decisions)
+    assert "CUDA-graph timing failed" not in log
+    timed = re.search(r"launch candidates timed at compile: (.*?); emitted", log)
+    assert timed, log[-2000:]
+    times = [float(us) for us in re.findall(r" ([\d.]+) us", timed.group(1))]
+    assert times and min(times) < 8.0, timed.group(1)

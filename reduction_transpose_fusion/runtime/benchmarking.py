@@ -1,0 +1,71 @@
+"""Timing a launch candidate at compile time by CUDA-graph replay (``codegen/triton.py`` times each candidate).
+
+Inductor's benchmarker times one launch at a time between two CUDA events, after an L2 flush; a kernel of a few µs
+then reads as its launch and event overhead: a 4 µs kernel timed about 15 µs (the bf16 cast of f32[76, 11868], random
+seed 914525693: the rules' launch 15.2 µs, stock's 15.3 µs, and the rules' ran at 0.82x of stock), so the candidates
+of small sites were ranked on noise.  :func:`graph_ms` captures many launches in one CUDA graph and replays it,
+as the random-site benchmark times whole sites (``benchmarks/random_sites.py``):
+
+* the launches cycle over copies of the kernel's inputs, enough that they span :data:`L2_MULTIPLE` times the L2 (at
+  most :data:`MAX_INPUT_SETS`), so a site larger than a third of the L2 is timed from memory, as it runs in a graph;
+* one replay is about :data:`GRAPH_TARGET_MS` long, far above the events' resolution, and the time is the median of
+  :data:`GRAPH_ROUNDS` replays, per launch;
+* the call is the benchmark module's ``call(args)``, which allocates and zeroes the kernel's workspaces (the
+  semaphores of the last-program finish) as the graph's wrapper does, so a candidate that needs them pays for it.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Callable, Sequence
+
+import torch
+
+L2_MULTIPLE = 3
+MAX_INPUT_SETS = 64
+GRAPH_TARGET_MS = 1.0
+MAX_CALLS = 1000
+GRAPH_ROUNDS = 5
+
+
+def graph_ms(call: Callable[[list], Any], args: Sequence[Any], device: torch.device) -> float:
+    """Milliseconds of one ``call(list(args))`` by CUDA-graph replay (module docstring).
+
+    Args:
+        call: launches the kernel once on a list of arguments, which it may clear (Inductor's benchmark module
+            ``call(args)``); its first call compiles the kernel.
+        args: the kernel's arguments (tensors on ``device``, sizes).
+        device: the CUDA device of the tensors.
+
+    Raises:
+        Whatever the call or the capture raises (a kernel that does not compile or launch, out of memory): the caller
+        falls back to Inductor's benchmarker or counts the candidate as untimed.
+    """
+    tensors = [a for a in args if isinstance(a, torch.Tensor)]
+    nbytes = max(1, sum(t.untyped_storage().nbytes() for t in tensors))
+    l2 = torch.cuda.get_device_properties(device).L2_cache_size
+    sets = max(1, min(MAX_INPUT_SETS, math.ceil(L2_MULTIPLE * l2 / nbytes)))
+    arg_sets = [list(args)] + [[a.clone() if isinstance(a, torch.Tensor) else a for a in args]
+                               for _ in range(sets - 1)]
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    call(list(arg_sets[0]))  # compiles, and runs the kernel's first-call checks outside the capture
+    start.record()
+    call(list(arg_sets[-1]))
+    end.record()
+    end.synchronize()
+    calls = max(sets, min(MAX_CALLS, math.ceil(GRAPH_TARGET_MS / max(start.elapsed_time(end), 1e-3))))
+    graph = torch.cuda.CUDAGraph()
+    # thread_local: CUDA work of other threads (a training loop beside the compile) does not fail the capture
+    with torch.cuda.graph(graph, capture_error_mode="thread_local"):
+        for i in range(calls):
+            call(list(arg_sets[i % sets]))
+    graph.replay()  # the first replay uploads the graph
+    times = []
+    for _ in range(GRAPH_ROUNDS):
+        start.record()
+        graph.replay()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end) / calls)
+    del graph, arg_sets
+    return sorted(times)[len(times) // 2]
