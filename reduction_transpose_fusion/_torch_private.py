@@ -76,7 +76,8 @@ makes a block-and-scalar mask uint32; ``reduction_transpose_fusion_testing.inter
 | ``SIMDScheduling.get_tiling_and_scores`` / ``create_``   | timing launch candidates at compile time: the speculative |
 |   ``kernel_choices`` / ``codegen_node_schedule_with_``   |   codegen of Inductor's fusion benchmarking, through      |
 |   ``kernel``, ``Placeholder``, ``PyCodeCache``, ``Triton`` |   ``triton_kernel_kwargs``; see                         |
-|   ``Scheduling.benchmark_codegened_module``,             |   :func:`candidate_kernel_source`,                        |
+|   ``Scheduling.benchmark_codegened_module``, the bench- |   :func:`candidate_kernel_source`,                        |
+|   mark module's ``get_args()`` / ``call(args)``,          |                                                           |
 |   ``torch._C._cuda_getDeviceCount``, ``metrics.generated_`` |
 |   ``kernel_count``, ``GraphLowering.workspace_id``       |   :func:`time_kernel_source`, :func:`real_gpu_present`    |
 

@@ -557,7 +557,8 @@ class ReductionTransposeTritonScheduling(TritonScheduling):
         """Stock's, but for a kernel holding a marked site, compiled with ``reduction_transpose_fusion_autotune`` on,
         static shapes, no expert launch override and a GPU: each of the launch candidates
         (:data:`..runtime.triton_heuristics.AUTOTUNE_CANDIDATES`, ``MAX_AUTOTUNE_CANDIDATES`` under ``max_autotune``)
-        is generated and timed on random inputs by Inductor's benchmarker, and the kernel is emitted with
+        is generated and timed on random inputs by CUDA-graph replay (:mod:`..runtime.benchmarking`; Inductor's
+        benchmarker where the capture fails), and the kernel is emitted with
         :func:`..runtime.triton_heuristics.fastest_candidate`'s choice.  The choice is logged; the emitted source (and
         so the FX-graph cache entry) holds it, so a cached graph always runs the same launch and gives the same bits."""
         candidates = self._launch_candidates(kernel_features)
