@@ -44,6 +44,19 @@ def test_the_summary_counts_fused_losses_apart_from_sites_left_to_stock():
     assert "worst 0.800x" in line
 
 
+def test_pick_accuracy_counts_fused_sites_whose_pick_is_within_the_tolerance_of_the_fastest():
+    import pandas as pd
+
+    fused, skipped = "fused sum_1 with transposed copy clone into one kernel", "skip clone + sum_1: gate"
+    frame = pd.DataFrame(dict(
+        decisions_rules=[fused, fused, fused, skipped],
+        rules_us=[10.0, 10.4, 12.0, 5.0], tiles1_us=[11.0, 10.0, 10.0, 1.0], wave_us=[10.5, 12.0, 11.0, 1.0]))
+    # site 0: the rules' is the fastest; site 1: 4% over the fastest; site 2: 20% over; site 3 left to stock
+    assert random_sites.pick_accuracy(frame, "rules", ["tiles1", "wave"]) == (2, 3)
+    assert random_sites.pick_accuracy(frame, "rules", ["tiles1", "wave"], tolerance=0.01) == (1, 3)
+    assert random_sites.pick_accuracy(frame, "rules", ["prefetch"]) == (0, 0)  # not timed: nothing counted
+
+
 def test_the_attribution_names_what_the_flag_removed_and_added():
     off = {"triton_red_fused_sum": (100.0, 1), "triton_poi_fused_clone": (80.0, 1), "gemm": (500.0, 2)}
     on = {"triton_unk_fused_clone_sum": (120.0, 1), "gemm": (501.0, 2)}
