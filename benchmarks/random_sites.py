@@ -47,7 +47,7 @@ import pandas as pd  # noqa: E402
 from tqdm import tqdm  # noqa: E402
 
 import reduction_transpose_fusion  # noqa: E402,F401
-from benchmarks import harness  # noqa: E402
+from benchmarks import harness, steps  # noqa: E402
 from benchmarks.run import provenance  # noqa: E402
 from reduction_transpose_fusion_testing import families  # noqa: E402
 from reduction_transpose_fusion_testing.logs import decision_log  # noqa: E402
@@ -163,8 +163,8 @@ def measure(site: dict, variants: list[str]) -> dict[str, Any]:
 
 
 def left_to_stock(decisions) -> bool:
-    """True if the decision log of a site's compile fused nothing (only "skip" lines): its code is stock's."""
-    return not any(d.startswith("fused") for d in str(decisions).split(" | "))
+    """True if the decision log of a site's compile (its lines joined by " | ") fused nothing: its code is stock's."""
+    return steps.fused_sites(str(decisions).split(" | ")) == 0
 
 
 def loses(speedup: float, noise_pct: float) -> bool:
