@@ -10,8 +10,8 @@ as the random-site benchmark times whole sites (``benchmarks/random_sites.py``):
   most :data:`MAX_INPUT_SETS`), so a site larger than a third of the L2 is timed from memory, as it runs in a graph;
 * one replay is about :data:`GRAPH_TARGET_MS` long, far above the events' resolution, and the time is the median of
   :data:`GRAPH_ROUNDS` replays, per launch;
-* the call is the benchmark module's ``call(args)``, which allocates and zeroes the kernel's workspaces (the
-  semaphores of the last-program finish) as the graph's wrapper does, so a candidate that needs them pays for it.
+* the call is the benchmark module's ``call(args)``: its ``get_args()`` zeroes the semaphores of the last-program
+  finish once, and the kernel leaves them zeroed, as the graph's kept buffer is (``runtime/semaphores.py``).
 """
 
 from __future__ import annotations

@@ -531,3 +531,81 @@ def test_random_grid(seed, decisions):
     torch._dynamo.reset()
     stock = torch.compile(case.fn, options=STOCK)(*inputs)
     check_outputs(fused, stock, case.reference(inputs), case.transposed + case.exact)
+
+
+# ---- 8. the semaphores buffer kept zeroed between calls ----
+
+# flagged partials (one reduction) and the ticket (two), at sizes that split the rows over many programs
+KEPT_CASES = [("F1-t", 16384, 1024), ("F3-layernorm-backward", 16384, 768)]
+
+
+def check_against_eager(case, inputs, out):
+    """Transposed copies bit for bit against eager, the reductions against float64 eager."""
+    for i, (o, eager, ref) in enumerate(zip(out, case.fn(*inputs), case.reference(inputs))):
+        if i in case.transposed + case.exact:
+            assert torch.equal(families.bits(o), families.bits(eager)), f"output {i} differs from eager"
+        else:
+            families.assert_matches_reference(o, ref)
+
+
+@pytest.mark.parametrize("name,rows,cols", KEPT_CASES, ids=[c[0] for c in KEPT_CASES])
+def test_kept_semaphores_stay_zero_across_calls_streams_and_cuda_graphs(name, rows, cols, decisions):
+    """The fused kernels' semaphores are a buffer kept per stream, zeroed once (runtime/semaphores.py), not zeroed at
+    each call: every call must find it zeroed and leave it so, a second stream must get its own, and a CUDA graph
+    captured with it must give right results at every replay."""
+    from reduction_transpose_fusion.runtime import semaphores
+
+    case = families.CASES[name]
+    compiled = torch.compile(case.fn, options=FUSED)
+    for seed in range(3):
+        inputs = case.inputs(rows, cols, torch.bfloat16, device="cuda", seed=seed)
+        check_against_eager(case, inputs, compiled(*inputs))
+    assert any(r.startswith("fused ") for r in decisions)
+    device = torch.cuda.current_device()
+    default = semaphores._kept[(device, torch.cuda.current_stream().cuda_stream, torch.uint32)]
+    torch.cuda.synchronize()
+    assert not default.any(), "a fused kernel left its semaphores non-zero"
+
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        inputs = case.inputs(rows, cols, torch.bfloat16, device="cuda", seed=5)
+        out = compiled(*inputs)
+    side.synchronize()
+    check_against_eager(case, inputs, out)
+    own = semaphores._kept[(device, side.cuda_stream, torch.uint32)]
+    assert own.data_ptr() != default.data_ptr() and not own.any()
+
+    # captured on the side stream, the graph's kernels use its kept buffer, which the replays must leave zeroed
+    static = case.inputs(rows, cols, torch.bfloat16, device="cuda", seed=10)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph, stream=side):
+        out = compiled(*static)
+    for seed in (11, 12, 13):
+        fresh = case.inputs(rows, cols, torch.bfloat16, device="cuda", seed=seed)
+        for s, f in zip(static, fresh):
+            s.copy_(f)
+        graph.replay()
+        torch.cuda.synchronize()
+        check_against_eager(case, fresh, out)
+    assert not any(buf.any() for buf in semaphores._kept.values())
+
+
+def test_kept_semaphores_grow_and_keep_what_they_outgrow():
+    """A larger need replaces the kept buffer with a zeroed one at least twice as large and keeps the old one alive
+    (a captured graph may still write to it); inside a capture, a buffer not yet kept is a fresh zeroed one, not
+    kept."""
+    from reduction_transpose_fusion.runtime import semaphores
+
+    stream = torch.cuda.Stream()
+    with torch.cuda.stream(stream):
+        small = semaphores.kept_semaphores(torch.cuda.current_device(), 100)
+        assert semaphores.kept_semaphores(torch.cuda.current_device(), 50) is small
+        large = semaphores.kept_semaphores(torch.cuda.current_device(), 150)
+    assert large.numel() >= 200 and any(t is small for t in semaphores._retired)
+    assert not large.any() and large.dtype == torch.uint32 and large.device.type == "cuda"
+
+    graph, kept_before = torch.cuda.CUDAGraph(), dict(semaphores._kept)
+    with torch.cuda.graph(graph):
+        fresh = semaphores.kept_semaphores(torch.cuda.current_device(), 10)
+    assert semaphores._kept == kept_before and fresh.numel() == 10
