@@ -27,7 +27,7 @@ from scipy.stats import spearmanr
 from reduction_transpose_fusion.fx_passes import profitability
 
 RESULTS = pathlib.Path(__file__).parent / "results"
-RANDOM = [RESULTS / f"2026-12-03-h200-random-{seed}.csv" for seed in (365187048, 1935768610)]
+RANDOM = [RESULTS / f"2026-12-03-h200-random-{seed}.csv" for seed in (365187048, 1935768610, 1750778643, 502739194)]
 SUITES = [RESULTS / f"2026-12-01-h200-{s}.csv" for s in ("corpus", "holdout", "main")]
 MIN_SUITE_US = 30.0
 LAUNCH = re.compile(r"LaunchConfig\(XBLOCK=(\d+), R0_BLOCK=(\d+), RSPLIT=(\d+)")

@@ -20,7 +20,8 @@ def test_stock_pays_a_launch_per_kernel_and_the_second_read():
 
 
 def test_the_fused_kernel_pays_a_fixed_cost_its_bytes_and_its_partials():
-    """One kernel: a fixed cost, its bytes at one bandwidth, and the last program's read of RSPLIT * R partials."""
+    """One kernel: a fixed cost, its bytes at one bandwidth, and the last program's read of RSPLIT * R partials;
+    a program's long walk down its rows bounds it instead."""
     base = p.estimate(1 << 16, 4096, 1, 300 * MB, 200 * MB, 8, 64)
     more_bytes = p.estimate(1 << 16, 4096, 1, 300 * MB, 260 * MB, 8, 64)
     wider = p.estimate(1 << 16, 4096, 2, 300 * MB, 200 * MB, 108, 64)
@@ -28,6 +29,10 @@ def test_the_fused_kernel_pays_a_fixed_cost_its_bytes_and_its_partials():
     assert wider.fused_us - base.fused_us == pytest.approx(p.MODEL.finish_us_per_partial * (108 * 2 - 8))
     assert base.fused_us == pytest.approx(p.MODEL.fused_fixed_us + 8 * p.MODEL.finish_us_per_partial
                                           + 200 / p.MODEL.fused_mb_per_us)
+    # two reductions over a narrow C on one wave of 64 programs: 1327 rows a program (bf16[84926, 15], 0.66x)
+    narrow = p.estimate(84926, 15, 2, int(7.6 * MB), int(5.1 * MB), 64, 16)
+    assert narrow.fused_us == pytest.approx(64 * 2 * p.MODEL.finish_us_per_partial + p.MODEL.row_us * 2 * 1327)
+    assert narrow.speedup < p.MIN_PREDICTED_SPEEDUP
 
 
 def test_a_tiny_site_cannot_pay_back_the_fixed_cost():
@@ -39,13 +44,13 @@ def test_a_tiny_site_cannot_pay_back_the_fixed_cost():
 
 def test_the_model_is_the_documented_fit():
     """The shipped constants are the fit to the committed results, and keep what the docstring says at the
-    threshold: no loss in 122 sites (needs scipy, a bench dependency)."""
+    threshold: 1 loss in 184 sites (needs scipy, a bench dependency)."""
     pytest.importorskip("scipy")
     from benchmarks import fit_cost_model
 
     frame = fit_cost_model.sites(fit_cost_model.RANDOM, fit_cost_model.SUITES)
-    assert len(frame) == 122
+    assert len(frame) == 184
     refit = fit_cost_model.fit(frame)
     for field in dataclasses.fields(p.Model):
         assert getattr(refit, field.name) == pytest.approx(getattr(p.MODEL, field.name), rel=0.01), field.name
-    assert "fuse where predicted >= 1.1: 97 of 122 fused, 0 slower" in fit_cost_model.report(frame, p.MODEL)
+    assert "fuse where predicted >= 1.1: 155 of 184 fused, 1 slower" in fit_cost_model.report(frame, p.MODEL)

@@ -7,47 +7,54 @@ kernel, reading what ``u`` is computed from), a second stage per reduction, and 
 Times in µs, bytes in MB (10**6), on an H200:
 
     stock = (2 + R) * stock_launch_us + stock_bytes / stock_mb_per_us
-    fused = fused_fixed_us + finish_us_per_partial * RSPLIT * R + fused_bytes / fused_mb_per_us
+    fused = finish_us_per_partial * RSPLIT * R
+            + max(fused_fixed_us + fused_bytes / fused_mb_per_us, row_us * R * ceil(N / RSPLIT))
 
 ``RSPLIT`` is the fused launch's (:func:`..runtime.triton_heuristics.launch_config`).  The fixed term holds the
-launch and the last program's finish after every other program; the finish term is its read of every program's
-partials.
+launch and the last program's finish after every other program, the bytes term the kernel's traffic; the finish
+term is the last program's read of every program's partials.  The row term is one program's walk down its rows,
+per reduction: it bounds a launch of few programs over many rows, and a short walk hides under the fixed cost
+(two reductions over C <= 64 keep one wave of RSPLIT = 64: bf16[84926, 15] walked 1327 rows a program in 15.5 µs,
+0.66x of stock's 10.2 µs, where the sites of two reductions and at most 128 rows a program ran 1.02-1.55x; random
+seed 502739194).
 
-The constants are a least-squares fit (log of time) to 122 sites measured on one H200 (torch 2.11.0, triton 3.6.0)
-where stock splits and the site was fused: the 60 such random sites of seeds 365187048 and 1935768610 with every site
-fused (package ``417c3e7f``, whose semaphores buffer is kept zeroed rather than filled at each call;
-``benchmarks/results/2026-12-03-h200-random-{365187048,1935768610}.csv``, ``stock_us`` against ``forced_us``) and the
-62 fused cases of 30 µs or more of the corpus, held-out and main suites (``benchmarks/results/2026-12-01-h200-{corpus,
-holdout,main}.csv``).  ``python -m benchmarks.fit_cost_model`` refits them and prints the accuracy: rms error of the
-log time 0.18 fused and 0.20 stock, rank correlation of the times 0.99 and 0.99, of the speedups 0.56.  Fit on one
-of the two seeds (and the suites) and applied to the other, it fused 25 of 33 and 16 of 27 split sites at the
-threshold, none slower than stock by more than 3%.
+The constants are a least-squares fit (log of time) to 184 sites measured on one H200 (torch 2.11.0, triton 3.6.0)
+where stock splits and the site was fused: the 122 such random sites of seeds 365187048, 1935768610, 1750778643 and
+502739194 with every site fused (packages ``417c3e7f`` and ``ec42b8b0``, whose semaphores buffer is kept zeroed
+rather than filled at each call; ``benchmarks/results/2026-12-03-h200-random-<seed>.csv``, ``stock_us`` against
+``forced_us``) and the 62 fused cases of 30 µs or more of the corpus, held-out and main suites
+(``benchmarks/results/2026-12-01-h200-{corpus,holdout,main}.csv``).  ``python -m benchmarks.fit_cost_model`` refits
+them and prints the accuracy: rms error of the log time 0.18 fused and 0.21 stock, rank correlation of the times
+0.99 and 0.99, of the speedups 0.57.  At the threshold it fuses 155 of the 184 and keeps one loss (F1-t
+fp16[19320, 77], 0.94x, predicted 1.11x).  Fit on three seeds and the suites and applied to the fourth, it fused 92
+of the 122 random split sites, 4 of them slower than stock by more than 3% (narrow sites of about 4 µs).
 
-An earlier fit (seed 1243628023, package ``e4913d64``) had a fixed cost of 5.3 µs, a bandwidth that fell below
-about two programs an SM, and a row walk per program; on the current kernels, with no fill and launches that fill
-the GPU, the fit took both of those terms to nothing (saturation at 1.7 programs, 3 ns a row), so they were
-removed.  The model sorts sites into clear losses (a fixed cost the saved read cannot pay back) and the rest, not
-close calls: a site fuses where it predicts at least :data:`MIN_PREDICTED_SPEEDUP`.
+An earlier fit (seed 1243628023, package ``e4913d64``) had a fixed cost of 5.3 µs (the fill of the semaphores buffer
+was one part) and a bandwidth that fell below about two programs an SM; on the current kernels the fit took that
+term to nothing (saturation at 1.7 programs), so it was removed.  The model sorts sites into clear losses and the
+rest, not close calls: a site fuses where it predicts at least :data:`MIN_PREDICTED_SPEEDUP`.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
 
 
 @dataclasses.dataclass(frozen=True)
 class Model:
     """The constants of the formula above (µs, MB per µs); the defaults are the fit described there."""
 
-    stock_launch_us: float = 1.55
-    stock_mb_per_us: float = 3.15
-    fused_fixed_us: float = 4.43
-    fused_mb_per_us: float = 3.14
-    finish_us_per_partial: float = 3.5e-3
+    stock_launch_us: float = 1.61
+    stock_mb_per_us: float = 2.98
+    fused_fixed_us: float = 4.42
+    fused_mb_per_us: float = 3.03
+    finish_us_per_partial: float = 4.24e-3
+    row_us: float = 7.0e-3
 
 
 MODEL = Model()
-# a site fuses where the model predicts at least this speedup (fit_cost_model: 0 losses in 122 sites at 1.1, 4 at 1.0)
+# a site fuses where the model predicts at least this speedup (fit_cost_model: 1 loss in 184 sites at 1.1, 7 at 1.0)
 MIN_PREDICTED_SPEEDUP = 1.1
 
 
@@ -77,7 +84,7 @@ def estimate(rows: int, cols: int, reductions: int, stock_bytes: int, fused_byte
     """The model above for a site stock splits.
 
     Args:
-        rows, cols: N and C (size hints; N is not in the formula, kept for the callers' records).
+        rows, cols: N and C (size hints).
         reductions: R, the reductions sharing the transposed copy (LayerNorm backward: 2).
         stock_bytes: bytes stock's kernels move: the full-size inputs of ``u`` and of ``v`` (each read by its own
             kernel) and ``v.T`` written.
@@ -88,6 +95,7 @@ def estimate(rows: int, cols: int, reductions: int, stock_bytes: int, fused_byte
     programs = rsplit * -(-cols // xblock)
     stock_kernels = 2 + reductions
     stock = stock_kernels * model.stock_launch_us + stock_bytes / 1e6 / model.stock_mb_per_us
-    fused = (model.fused_fixed_us + model.finish_us_per_partial * rsplit * reductions
-             + fused_bytes / 1e6 / model.fused_mb_per_us)
+    fused = (model.finish_us_per_partial * rsplit * reductions
+             + max(model.fused_fixed_us + fused_bytes / 1e6 / model.fused_mb_per_us,
+                   model.row_us * reductions * math.ceil(rows / rsplit)))
     return Estimate(stock, fused, stock_kernels, stock_bytes / 1e6, fused_bytes / 1e6, programs)
