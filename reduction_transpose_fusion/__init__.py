@@ -49,7 +49,6 @@ if not _release(SUPPORTED_TORCH[0]) <= _release(torch.__version__) <= _release(S
 from . import _torch_private, config  # noqa: E402
 from .choices import ReductionTransposeChoices  # noqa: E402
 from .codegen.cuda_combined_scheduling import ReductionTransposeCUDACombinedScheduling  # noqa: E402
-from .codegen.wrapper import ReductionTransposeWrapperCodegen  # noqa: E402
 from .fx_passes.reduction_transpose import ConfigCheckPass, ReductionTransposePass  # noqa: E402
 from .runtime.triton_heuristics import RowTileGrid  # noqa: E402
 from .scheduler import keeps_its_loops, may_join_combo_kernel  # noqa: E402
@@ -67,8 +66,7 @@ def install() -> None:
     _torch_private.register_log(__name__)  # TORCH_LOGS=reduction_transpose_fusion
     _torch_private.install_choices(ReductionTransposeChoices)
     _torch_private.register_cuda_backend(ReductionTransposeCUDACombinedScheduling,
-                                         ReductionTransposePass(ReductionTransposeChoices),
-                                         ReductionTransposeWrapperCodegen)
+                                         ReductionTransposePass(ReductionTransposeChoices))
     # the switches are checked for CPU graphs too (a stock CPU backend has no custom pass; another's is kept)
     _torch_private.register_device_pass("cpu", ConfigCheckPass())
     _torch_private.filter_combo_kernel_groups(may_join_combo_kernel)

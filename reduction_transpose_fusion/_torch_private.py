@@ -56,12 +56,6 @@ makes a block-and-scalar mask uint32; ``reduction_transpose_fusion_testing.inter
 | ``KernelArgs.workspace_args`` (the ``sem_ptr`` entry)    | a semaphores buffer apart from the grid barrier's, and    |
 |                                                          |   the flagged partials in it; see                         |
 |                                                          |   :func:`use_own_semaphores`, :func:`grow_semaphores`     |
-| ``codegen/wrapper.py`` ``PythonWrapperCodegen`` (sub-    | Inductor allocates and zeroes a ``ZERO_PER_GRAPH``        |
-|   classed; ``create``, ``generate_workspace_allocation``, |   workspace at each call, with no hook to keep one; see  |
-|   ``allocated_workspaces``, ``add_import_once``,         |   :func:`allocate_kept_semaphores`                        |
-|   ``kernel_autotune_calls``, ``make_allocation``,        |                                                           |
-|   ``make_zero_buffer``), ``WrapperLine``, ``pexpr``,     |                                                           |
-|   ``WorkspaceArg.maximum``, ``WorkspaceZeroMode``        |                                                           |
 |   and its name (``semaphores_rtf_…``)                    | the cpp wrapper's autotune block (``wrapper.py:3144``)    |
 |                                                          |   takes any other prefix than ``semaphore`` or            |
 |                                                          |   ``workspace`` for a graph buffer, and fails             |
@@ -111,8 +105,7 @@ from torch._inductor import choices as inductor_choices_module, metrics as induc
 from torch._inductor.choices import InductorChoices
 from torch._inductor.codegen import common as codegen_common
 from torch._inductor.codecache import PyCodeCache
-from torch._inductor.codegen.common import DeferredLine, WorkspaceArg, WorkspaceZeroMode
-from torch._inductor.codegen.wrapper import PythonWrapperCodegen, WrapperLine, pexpr
+from torch._inductor.codegen.common import DeferredLine
 from torch._inductor.codegen.simd import constant_repr
 from torch._inductor.codegen.cuda_combined_scheduling import CUDACombinedScheduling
 from torch._inductor.codegen.simd_kernel_features import DisableReduction, EnableReduction
@@ -149,15 +142,12 @@ __all__ = [
     "FixedTritonConfig",
     "GridExpr",
     "IndentedBuffer",
-    "KeptSemaphoresLine",
-    "PythonWrapperCodegen",
     "ROW_LOOP",
     "SUPPORTED_TORCH",
     "TritonKernel",
     "TritonScheduling",
     "V",
     "active_choices",
-    "allocate_kept_semaphores",
     "candidate_kernel_source",
     "choices_hook_owner",
     "constant_repr",
@@ -445,13 +435,12 @@ def active_choices(choices_cls: type) -> Any:
     return handler
 
 
-def register_cuda_backend(scheduling_cls: type, device_pass: Any, wrapper_cls: type) -> None:
-    """Register ``scheduling_cls`` (a ``CUDACombinedScheduling`` subclass) for "cuda", with ``device_pass`` and the
-    Python wrapper ``wrapper_cls`` (a ``PythonWrapperCodegen`` subclass).
+def register_cuda_backend(scheduling_cls: type, device_pass: Any) -> None:
+    """Register ``scheduling_cls`` (a ``CUDACombinedScheduling`` subclass) for "cuda", with ``device_pass``.
 
     Stock Inductor fills the "cuda" slot lazily (``init_backend_registration``, ``common.py:536``) only when it is
-    empty; we fill it first with stock's cpp and FX wrappers.  For a non-Triton ``config.cuda_backend`` (halide,
-    pallas) the stock scheduling is used unchanged.
+    empty; we fill it first with the stock wrappers, so only the scheduling changes.  For a non-Triton
+    ``config.cuda_backend`` (halide, pallas) the stock scheduling is used unchanged.
     """
     codegen_common.init_backend_registration()
     if getattr(codegen_common.get_scheduling_for_device("cuda"), "_rtf_wrapped", False):
@@ -467,7 +456,7 @@ def register_cuda_backend(scheduling_cls: type, device_pass: Any, wrapper_cls: t
     codegen_common.register_backend_for_device(
         "cuda",
         scheduling,
-        wrapper_cls,
+        stock.wrapper_codegen,
         stock.cpp_wrapper_codegen,
         stock.fx_wrapper_codegen,
         device_custom_pass=device_pass,
@@ -615,9 +604,7 @@ def use_own_semaphores(kernel: TritonKernel) -> None:
     """Give the kernel's ``sem_ptr`` a graph-wide buffer of its own kind, ``semaphores_rtf_<device>``, instead of
     Inductor's ``semaphores_<device>`` (``KernelArgs.semaphores``, ``common.py:1666``).
 
-    Both must be zero before a graph's first kernel (``ZERO_PER_GRAPH``: Inductor zeroes its own at each call, the
-    Python wrapper keeps ours zeroed between calls, :func:`allocate_kept_semaphores`), but Inductor's grid barrier
-    (``x_grid_barrier``,
+    Both are zeroed once per graph call (``ZERO_PER_GRAPH``), but Inductor's grid barrier (``x_grid_barrier``,
     ``triton_helpers.py:686``) leaves each word it used at 0 or ``0x80000000`` (it flips bit 31), so a later kernel of
     the same graph can find Inductor's words non-zero; the ticket and the flagged partials need them zero.  Only
     kernels with the last-program finish use this buffer, and each leaves it zeroed.  The name keeps the
@@ -627,7 +614,7 @@ def use_own_semaphores(kernel: TritonKernel) -> None:
     Raises:
         AssertionError: if the kernel has no semaphores entry yet (``init_cooperative_reduction`` has not run).
     """
-    own_name = (OWN_SEMAPHORES_PREFIX + "{}").format
+    own_name = "semaphores_rtf_{}".format
     _replace_semaphores(kernel, lambda arg: dataclasses.replace(
         arg, outer_name=own_name(arg.outer_name.removeprefix("semaphores_"))))
 
@@ -635,9 +622,9 @@ def use_own_semaphores(kernel: TritonKernel) -> None:
 def grow_semaphores(kernel: TritonKernel, words):
     """Extend the kernel's semaphores buffer by ``words`` uint32 words and return the offset (in words) of the first.
 
-    The semaphores buffer (``KernelArgs.semaphores``, ``common.py:1666``) is one graph-wide buffer, zero before the
-    graph's first kernel (``ZERO_PER_GRAPH``; kept zeroed between calls, :func:`allocate_kept_semaphores`), sized to
-    the largest kernel's need, and every kernel must leave it zeroed.  ``semaphores()`` asserts a kernel asks once, in ``init_cooperative_reduction``; this replaces
+    The semaphores buffer (``KernelArgs.semaphores``, ``common.py:1666``) is one graph-wide allocation, zeroed once
+    per call of the compiled graph (``ZERO_PER_GRAPH``), sized to the largest kernel's need, and every kernel must
+    leave it zeroed.  ``semaphores()`` asserts a kernel asks once, in ``init_cooperative_reduction``; this replaces
     that kernel's entry with a longer one instead, so words past the ticket counters start at zero too.
 
     Raises:
@@ -654,54 +641,6 @@ def _replace_semaphores(kernel: TritonKernel, change) -> Any:
             workspace_args[i] = change(arg)
             return arg
     raise AssertionError("the kernel has no semaphores buffer (init_cooperative_reduction has not run)")
-
-
-OWN_SEMAPHORES_PREFIX = "semaphores_rtf_"  # the outer name of the buffer :func:`use_own_semaphores` gives a kernel
-KEPT_SEMAPHORES_IMPORT = "from reduction_transpose_fusion.runtime.semaphores import kept_semaphores"
-
-
-@dataclasses.dataclass
-class KeptSemaphoresLine(WrapperLine):
-    """The wrapper line that binds the package's semaphores buffer to a kept, already zeroed one
-    (:func:`..runtime.semaphores.kept_semaphores`) where Inductor writes an ``empty_strided`` and a ``zero_()``.  A
-    plain ``WrapperLine``, not a ``MemoryPlanningLine``: the memory planner must never hand it a freed buffer, which
-    would not be zero.  ``node`` is the ``WorkspaceArg``, widened by later kernels of the graph before the line is
-    written (as Inductor widens its ``AllocateLine``)."""
-
-    node: WorkspaceArg
-
-    def codegen(self, code: IndentedBuffer) -> None:
-        ws = self.node
-        code.writeline(f"{ws.get_name()} = kept_semaphores({ws.device.index}, {pexpr(ws.count)}, {ws.dtype})")
-
-
-def allocate_kept_semaphores(wrapper: PythonWrapperCodegen, ws: WorkspaceArg) -> bool:
-    """In ``wrapper.generate_workspace_allocation``: bind the package's own semaphores buffer with a
-    :class:`KeptSemaphoresLine` instead of Inductor's per-call allocation and fill (``wrapper.py:2760``).  Returns
-    False, writing nothing, for any other workspace (Inductor's own semaphores, the partials workspaces), which the
-    caller leaves to Inductor.
-
-    Inductor's ``ZERO_PER_GRAPH`` handling is followed otherwise: one line per graph, at the first kernel that uses
-    the buffer, widened to the largest kernel's count (``allocated_workspaces``); with
-    ``triton.autotune_at_compile_time`` the autotune block gets its own zeroed allocation.
-    """
-    if not (ws.outer_name.startswith(OWN_SEMAPHORES_PREFIX) and ws.zero_mode == WorkspaceZeroMode.ZERO_PER_GRAPH):
-        return False
-    name = ws.get_name()
-    prior = wrapper.allocated_workspaces.get(name)
-    if prior is not None:
-        prior.node = WorkspaceArg.maximum(prior.node, ws)
-    else:
-        wrapper.add_import_once(KEPT_SEMAPHORES_IMPORT)
-        line = KeptSemaphoresLine(ws)
-        wrapper.writeline(line)
-        wrapper.allocated_workspaces[name] = line
-    if inductor_config.triton.autotune_at_compile_time:
-        hint = V.graph.sizevars.size_hint(ws.count)
-        wrapper.kernel_autotune_calls.writeline(
-            PythonWrapperCodegen.make_allocation(wrapper, name, ws.device, ws.dtype, shape=(hint,), stride=(1,)))
-        wrapper.kernel_autotune_calls.writeline(PythonWrapperCodegen.make_zero_buffer(wrapper, name))
-    return True
 
 
 WORKSPACE_ALIGN = 16  # bytes: the widest partial (int64 / fp64) and a 16-byte vector

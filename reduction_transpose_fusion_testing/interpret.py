@@ -141,9 +141,6 @@ def run_on_cpu(module_source: str, inputs: Sequence[torch.Tensor]) -> tuple[torc
     with _cpu_runtime():
         exec(compile(source, "<inductor output module>", "exec"), ns)
         ns["empty_strided_cuda"] = _empty_strided_cpu
-        # the package's kept semaphores (runtime/semaphores.py): a zeroed CPU buffer, which each kernel must leave
-        # zeroed (checked after every launch)
-        ns["kept_semaphores"] = lambda index, words, dtype: torch.zeros(words, dtype=dtype)
         ns["get_raw_stream"] = lambda index: 0
         return tuple(ns["call"](list(inputs)))
 

@@ -12,9 +12,9 @@ launch, "too many blocks in cooperative launch" past that) and makes all of them
 2. it takes a ticket, ``atomic_add(sem[j], 1)``, with release/acquire semantics after a CTA barrier;
 3. only the program that draws ticket ``RSPLIT - 1`` (the last of column block ``j``) loads the ``RSPLIT``
    partials (the peers load is masked with ``rsplit_is_last``), sums them in index order and stores the result;
-   it resets ``sem[j]`` to 0.  The semaphores are a graph-wide buffer, zeroed once and kept (:mod:`.wrapper`), that
-   only last-program-finish kernels use and each leaves zeroed (:func:`.._torch_private.use_own_semaphores`:
-   Inductor's own buffer is shared with its grid barriers, which leave their words at 0 or ``0x80000000``).
+   it resets ``sem[j]`` to 0.  The semaphores are a graph-wide buffer, zeroed once per graph call, that only
+   last-program-finish kernels use and each leaves zeroed (:func:`.._torch_private.use_own_semaphores`: Inductor's
+   own buffer is shared with its grid barriers, which leave their words at 0 or ``0x80000000``).
 
 With ``chunked_finish=True`` (launches of a few row tiles a program, whose ``RSPLIT`` runs to hundreds) the
 partials are laid out ``[RSPLIT, C]``, so that their store and the finish's loads are coalesced (stock's
@@ -32,8 +32,8 @@ time in the lab whatever its memory ordering (acq_rel, release, even relaxed wit
 ``benchmarks/results/lab/2026-11-30-h200-lab-fence.csv``).  So these kernels take none:
 
 1. each program stores its partials as int32 words that are never 0 (the fp32 bits plus 1, NaN made the canonical
-   ``0x7FFFFFFF`` first) to ``[RSPLIT, C]`` words appended to the semaphores buffer, zeroed once and left
-   zeroed (:func:`.._torch_private.grow_semaphores`); it does not wait for anything;
+   ``0x7FFFFFFF`` first) to ``[RSPLIT, C]`` words appended to the semaphores buffer, zeroed once per graph call and
+   left zeroed (:func:`.._torch_private.grow_semaphores`); it does not wait for anything;
 2. the finisher is program ``RSPLIT - 1`` of each column block, the last in launch order: it loads each chunk of
    words (``volatile``, past the L1), loads it again while any is 0 (a peer's store not yet visible), combines the
    decoded values in index order, and zeroes the words.

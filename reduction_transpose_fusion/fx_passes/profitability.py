@@ -20,8 +20,9 @@ seed 502739194).
 
 The constants are a least-squares fit (log of time) to 184 sites measured on one H200 (torch 2.11.0, triton 3.6.0)
 where stock splits and the site was fused: the 122 such random sites of seeds 365187048, 1935768610, 1750778643 and
-502739194 with every site fused (packages ``417c3e7f`` and ``ec42b8b0``, whose semaphores buffer is kept zeroed
-rather than filled at each call; ``benchmarks/results/2026-12-03-h200-random-<seed>.csv``, ``stock_us`` against
+502739194 with every site fused (packages ``417c3e7f`` and ``ec42b8b0``, each site's calls captured in a CUDA graph
+that fills the semaphores buffer at each call, as this package's graphs do;
+``benchmarks/results/2026-12-03-h200-random-<seed>.csv``, ``stock_us`` against
 ``forced_us``) and the 62 fused cases of 30 µs or more of the corpus, held-out and main suites
 (``benchmarks/results/2026-12-01-h200-{corpus,holdout,main}.csv``).  ``python -m benchmarks.fit_cost_model`` refits
 them and prints the accuracy: rms error of the log time 0.18 fused and 0.21 stock, rank correlation of the times
@@ -29,9 +30,9 @@ them and prints the accuracy: rms error of the log time 0.18 fused and 0.21 stoc
 fp16[19320, 77], 0.94x, predicted 1.11x).  Fit on three seeds and the suites and applied to the fourth, it fused 92
 of the 122 random split sites, 4 of them slower than stock by more than 3% (narrow sites of about 4 µs).
 
-An earlier fit (seed 1243628023, package ``e4913d64``) had a fixed cost of 5.3 µs (the fill of the semaphores buffer
-was one part) and a bandwidth that fell below about two programs an SM; on the current kernels the fit took that
-term to nothing (saturation at 1.7 programs), so it was removed.  The model sorts sites into clear losses and the
+An earlier fit (seed 1243628023, package ``e4913d64``, with the launches of that day) had a fixed cost of 5.3 µs
+and a bandwidth that fell below about two programs an SM; on the current kernels the fit took that term to nothing
+(saturation at 1.7 programs), so it was removed.  The model sorts sites into clear losses and the
 rest, not close calls: a site fuses where it predicts at least :data:`MIN_PREDICTED_SPEEDUP`.
 """
 

@@ -10,8 +10,9 @@ as the random-site benchmark times whole sites (``benchmarks/random_sites.py``):
   most :data:`MAX_INPUT_SETS`), so a site larger than a third of the L2 is timed from memory, as it runs in a graph;
 * one replay is about :data:`GRAPH_TARGET_MS` long, far above the events' resolution, and the time is the median of
   :data:`GRAPH_ROUNDS` replays, per launch;
-* the call is the benchmark module's ``call(args)``: its ``get_args()`` zeroes the semaphores of the last-program
-  finish once, and the kernel leaves them zeroed, as the graph's kept buffer is (``runtime/semaphores.py``).
+* the call is the benchmark module's ``call(args)``; its ``get_args()`` zeroes the semaphores of the last-program
+  finish once, and each launch leaves them zeroed, so the timed launches do not include the fill that the graph's
+  wrapper runs once per call (the same for every candidate that has the finish).
 """
 
 from __future__ import annotations
