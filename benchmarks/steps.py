@@ -4,18 +4,20 @@
     python -m benchmarks.run --suite models --steps 'float8-mlp-*'
 
 Each step (:data:`STEPS`) is a model built from a fixed seed, compiled with ``torch.compile`` (a fresh compile each
-time: Dynamo reset, no FX-graph or AOTAutograd cache), trained by plain SGD on fixed random data.  The three variants
-``off``, ``on`` and ``off_again`` are three fresh compiles; ``off_again`` has the flag off as ``off`` has, and an
-Inductor option that changes no code (:data:`NO_OP`) so that Dynamo compiles it anew rather than serving it ``off``'s
-graph: its spread from ``off`` is the noise, compile to compile (a host-bound step, e.g. the transformer block
-without CUDA graphs, ran 4% apart between two compiles of the same stock code).  For each:
+time: Dynamo reset, no FX-graph or AOTAutograd cache), trained by plain SGD on fixed random data.  The variants
+``off``, ``on``, ``off_again`` and ``on_again`` are four fresh compiles; each ``_again`` has its flag as the first
+has, and an Inductor option that changes no code (:data:`NO_OP`) so that Dynamo compiles it anew rather than serving
+it the first's graph.  The speedup is the geometric mean of the two ``off`` times over that of the two ``on`` times,
+and the noise is the larger spread of a pair, compile to compile: a host-bound step (the transformer block without
+CUDA graphs) ran 4% apart between two compiles of the same stock code, and its fused compiles gave 0.94-1.04x of
+stock in three runs where one ``off`` pair agreed to 1.6%, so one compile a side is not enough.  For each:
 
 * the losses of the first :data:`LOSS_STEPS` steps (off and on must agree to fp32 rounding: the fused sums' order
   differs from stock's, every other output is bit-equal);
 * compile seconds (the first step, forward and backward), Inductor's generated kernel count, and the sites fused
   (0: the flag changed no code, and any spread of ``on`` from ``off`` is noise);
 * the median step time over :data:`TIMED_STEPS` steps after :data:`WARMUP_STEPS` warm-up steps, each step between
-  two CUDA events (the step's span on the GPU, launch gaps included, as a training loop sees it); the three
+  two CUDA events (the step's span on the GPU, launch gaps included, as a training loop sees it); the four
   variants stay in memory and are timed in :data:`ROUNDS` interleaved rounds (:func:`time_interleaved`);
 * ``host_ms``: the median CPU time to issue one step with the GPU idle at its start (:func:`host_ms`); a step whose
   ``host_ms`` is near its ``ms`` is host-bound, and its time is the launch cost on the CPU, not the kernels';
@@ -23,7 +25,7 @@ without CUDA graphs, ran 4% apart between two compiles of the same stock code). 
   kernel name (Inductor's kernel ordinal dropped, so the same fused kernel of two compiles has one name), off
   against on, so the kernels the flag removed and added and their µs are visible.
 
-A step may add Inductor options to all three variants (``Step.options``): the transformer block also runs under
+A step may add Inductor options to all four variants (``Step.options``): the transformer block also runs under
 CUDA graphs (``triton.cudagraphs``, what ``mode="reduce-overhead"`` sets), where the host's launch cost is gone.
 
 torchao (``Float8Linear``, ``convert_to_float8_training``) and timm (ViT-B/16, random init) are needed; a step whose
@@ -51,9 +53,10 @@ WARMUP_STEPS = 5
 TIMED_STEPS = 40
 ROUNDS = 4
 PROFILED_STEPS = 3
-# The default value of an option: a distinct option set, the same compiled code (Dynamo compiles off_again anew)
+# The default value of an option: a distinct option set, the same compiled code (Dynamo compiles off_again and on_again anew)
 NO_OP = {"trace.enabled": False}
-VARIANTS = (("off", harness.STOCK), ("on", harness.FUSED), ("off_again", harness.STOCK | NO_OP))
+VARIANTS = (("off", harness.STOCK), ("on", harness.FUSED), ("off_again", harness.STOCK | NO_OP),
+            ("on_again", harness.FUSED | NO_OP))
 CUDAGRAPHS = {"triton.cudagraphs": True}
 HOST_STEPS = 20
 LR = 1e-3
@@ -288,44 +291,63 @@ def measure(step: Step) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     torch._dynamo.reset()  # once: the variants' models are distinct modules, each compiled with its own options
     runs = {label: compile_variant(step, options) for label, options in VARIANTS}
     time_interleaved(runs)
-    off, on, again = runs["off"], runs["on"], runs["off_again"]
+    off, on, off_again, on_again = (runs[label] for label, _ in VARIANTS)
     loss_diff = max(abs(a - b) / max(abs(a), 1e-30) for a, b in zip(off["losses"], on["losses"]))
     removed = [r for r in attribution(off["profile"], on["profile"]) if r["change"] != "same launches"
                or abs(r["delta_us"]) > 0.02 * max(r["us_off"], 1.0)]
     row = dict(
         step=step.name, description=step.description,
         kernels_off=off["kernels"], kernels_on=on["kernels"], fused_sites=fused_sites(on["decisions"]),
-        ms_off=off["ms"], ms_on=on["ms"], ms_off_again=again["ms"],
-        host_ms_off=off["host_ms"], host_ms_on=on["host_ms"],
-        noise_pct=abs(off["ms"] - again["ms"]) / off["ms"] * 100,
-        speedup=off["ms"] / on["ms"],
+        **step_times(off, on, off_again, on_again),
         compile_s_off=off["compile_s"], compile_s_on=on["compile_s"],
         losses_off=" ".join(f"{v:.7g}" for v in off["losses"]), losses_on=" ".join(f"{v:.7g}" for v in on["losses"]),
         loss_rel_diff=loss_diff,
         decisions=" | ".join(on["decisions"]),
     )
-    runs.clear()  # the three models and their compiled graphs
+    runs.clear()  # the four models and their compiled graphs
     torch.cuda.empty_cache()
     return row, [dict(step=step.name) | r for r in removed]
 
 
 def table(rows: list[dict[str, Any]]) -> str:
-    """The real-step table: kernels, sites fused, ms off / on / off again, speedup, noise, host ms, compile seconds,
-    loss agreement."""
-    lines = ["| step | kernels off → on | sites fused | ms off | ms on | ms off again | speedup | noise | "
-             "host ms off / on | compile s off / on | first losses agree |",
+    """The real-step table: kernels, sites fused, ms off / off again and on / on again, speedup, noise (GPU span and
+    host), host ms, compile seconds, loss agreement."""
+    lines = ["| step | kernels off → on | sites fused | ms off / again | ms on / again | speedup | noise | "
+             "host ms off / on | host noise | compile s off / on | first losses agree |",
              "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         if "error" in r and isinstance(r.get("error"), str):
             lines.append(f"| {r['step']} | {r['error'][:80]} | | | | | | | | | |")
             continue
         lines.append(f"| {r['step']} | {r['kernels_off']} → {r['kernels_on']} | {r.get('fused_sites', '')} "
-                     f"| {r['ms_off']:.3f} | {r['ms_on']:.3f} "
-                     f"| {r['ms_off_again']:.3f} | {r['speedup']:.3f}x | {r['noise_pct']:.1f}% | "
+                     f"| {r['ms_off']:.3f} / {r['ms_off_again']:.3f} | {r['ms_on']:.3f} / {r['ms_on_again']:.3f} "
+                     f"| {r['speedup']:.3f}x | {r['noise_pct']:.1f}% | "
                      f"{r.get('host_ms_off', math.nan):.2f} / {r.get('host_ms_on', math.nan):.2f} | "
+                     f"{r.get('host_noise_pct', math.nan):.1f}% | "
                      f"{r['compile_s_off']:.0f} / {r['compile_s_on']:.0f} | "
                      f"{'yes' if r['loss_rel_diff'] < 1e-4 else 'NO'} ({r['loss_rel_diff']:.1e}) |")
     return "\n".join(lines)
+
+
+def step_times(off: dict[str, float], on: dict[str, float], off_again: dict[str, float], on_again: dict[str, float]
+               ) -> dict[str, float]:
+    """The timing columns of a step's row from its four compiles' ``ms`` and ``host_ms``: each time, the speedup
+    (geometric mean of the two off compiles over that of the two on compiles), ``noise_pct`` and ``host_noise_pct``
+    (the wider :func:`spread_pct` of the two pairs)."""
+    times = {}
+    for key in ("ms", "host_ms"):
+        times |= {f"{key}_off": off[key], f"{key}_on": on[key], f"{key}_off_again": off_again[key],
+                  f"{key}_on_again": on_again[key]}
+    times["noise_pct"] = max(spread_pct(off["ms"], off_again["ms"]), spread_pct(on["ms"], on_again["ms"]))
+    times["host_noise_pct"] = max(spread_pct(off["host_ms"], off_again["host_ms"]),
+                                  spread_pct(on["host_ms"], on_again["host_ms"]))
+    times["speedup"] = geomean([off["ms"], off_again["ms"]]) / geomean([on["ms"], on_again["ms"]])
+    return times
+
+
+def spread_pct(first: float, again: float) -> float:
+    """How far ``again`` is from ``first``, in % of ``first``: the noise of two fresh compiles of the same code."""
+    return abs(first - again) / first * 100
 
 
 def geomean(values) -> float:

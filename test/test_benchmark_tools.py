@@ -70,9 +70,10 @@ def test_the_attribution_names_what_the_flag_removed_and_added():
 
 def test_the_step_table_says_whether_the_first_losses_agree():
     row = dict(step="s", kernels_off=4, kernels_on=3, fused_sites=1, ms_off=2.0, ms_on=1.0, ms_off_again=2.02,
-               speedup=2.0, noise_pct=1.0, host_ms_off=0.5, host_ms_on=0.25, compile_s_off=10.0, compile_s_on=9.0,
-               loss_rel_diff=0.0)
-    assert "| s | 4 → 3 | 1 | 2.000 | 1.000 | 2.020 | 2.000x | 1.0% | 0.50 / 0.25 | 10 / 9 | yes" in steps.table([row])
+               ms_on_again=1.01, speedup=2.0, noise_pct=1.0, host_ms_off=0.5, host_ms_on=0.25, host_noise_pct=4.0,
+               compile_s_off=10.0, compile_s_on=9.0, loss_rel_diff=0.0)
+    assert ("| s | 4 → 3 | 1 | 2.000 / 2.020 | 1.000 / 1.010 | 2.000x | 1.0% | 0.50 / 0.25 | 4.0% | 10 / 9 | yes"
+            in steps.table([row]))
     assert "| NO (" in steps.table([row | dict(loss_rel_diff=0.5)])
     assert "ImportError" in steps.table([dict(step="t", error="ImportError: no timm")])
 
@@ -84,13 +85,24 @@ def test_fused_sites_counts_the_fused_decisions_only():
     assert steps.fused_sites([]) == 0
 
 
-def test_off_again_is_a_fresh_compile_of_offs_code():
+@pytest.mark.parametrize("first", ["off", "on"])
+def test_each_again_variant_is_a_fresh_compile_of_the_same_code(first):
     options = dict(steps.VARIANTS)
-    # distinct options (so Dynamo compiles it anew) that differ from off's only by an option at its default value
-    assert options["off_again"] != options["off"]
-    extra = {k: v for k, v in options["off_again"].items() if options["off"].get(k) != v}
+    again = options[f"{first}_again"]
+    # distinct options (so Dynamo compiles it anew) that differ from the first's only by an option at its default value
+    assert again != options[first]
+    extra = {k: v for k, v in again.items() if options[first].get(k) != v}
     from torch._inductor import config as inductor_config
     assert extra and all(inductor_config.get_config_copy()[k] == v for k, v in extra.items())
+
+
+def test_the_step_noise_is_the_wider_pair_and_the_speedup_uses_both_compiles():
+    run = lambda ms, host: dict(ms=ms, host_ms=host)  # noqa: E731
+    times = steps.step_times(run(4.0, 3.0), run(3.6, 3.3), run(4.2, 3.03), run(4.0, 3.3))
+    assert times["ms_on_again"] == 4.0 and times["host_ms_off_again"] == 3.03
+    assert times["noise_pct"] == pytest.approx(100 * 0.4 / 3.6)  # the on pair is the wider
+    assert times["host_noise_pct"] == pytest.approx(1.0)
+    assert times["speedup"] == pytest.approx((4.0 * 4.2 / (3.6 * 4.0)) ** 0.5)  # not 4.0 / 3.6 from one pair
 
 
 def test_the_transformer_block_keeps_its_shape():

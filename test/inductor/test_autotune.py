@@ -35,10 +35,12 @@ class StandInTimer:
     def __init__(self, *times: float):
         self.times = times
         self.sources: list[str] = []
+        self.every_config: list[bool] = []  # for each source: whether it was to be timed at each of its configs
         self.fast = lambda source: False  # or: a source it times at 0.5 ms, whatever its place
 
-    def __call__(self, scheduling, source: str, names) -> float:
+    def __call__(self, scheduling, source: str, names, every_config: bool = False) -> float:
         self.sources.append(source)
+        self.every_config.append(every_config)
         i = len(self.sources) - 1
         return 0.5 if self.fast(source) else self.times[i] if i < len(self.times) else 1.0
 
@@ -149,6 +151,33 @@ def test_a_tie_goes_to_stock_where_stock_emits_the_kernel_unsplit(shape, stock_w
     assert any(("emitted STOCK=1" in m) is stock_wins for m in log if "launch candidates timed" in m), log
 
 
+@pytest.mark.parametrize("shape,stock_baseline", [(WIDE, True), ((ROWS, COLS), False)], ids=["wide", "split"])
+def test_stocks_own_launch_as_the_baseline_is_timed_at_each_of_its_configs(shape, stock_baseline):
+    timer = StandInTimer()
+    compile_site(timer, shape=shape)
+    stock = ["fixed_config" not in kernel_text(s) for s in timer.sources]
+    assert stock.count(True) == 1, "Inductor's own launch is one candidate"
+    assert timer.every_config == [is_stock and stock_baseline for is_stock in stock]
+
+
+class _Launcher:
+    def __init__(self, n_spills):
+        self.n_spills = n_spills
+
+
+def test_each_config_narrows_the_launchers_one_config_at_a_time_and_restores_them():
+    from torch._inductor.runtime.triton_heuristics import CachingAutotuner
+    kernel = object.__new__(CachingAutotuner)  # no compile: the launchers are stand-ins
+    launchers = [_Launcher(0), _Launcher(40), _Launcher(None)]
+    kernel.configs, kernel.launchers, kernel.inductor_meta = ["a", "b", "c"], list(launchers), {"spill_threshold": 16}
+    seen = [kernel.launchers for _ in _torch_private._each_config(kernel)]
+    assert seen == [[launchers[0]], [launchers[2]]], "one config at a time, the one that spills left out"
+    assert kernel.launchers == launchers
+    kernel.configs = ["a"]
+    assert len(list(_torch_private._each_config(kernel))) == 1 and kernel.launchers == launchers
+    assert len(list(_torch_private._each_config(None))) == 1
+
+
 def test_stock_launch_when_it_is_fastest():
     timer = StandInTimer()
     timer.fast = lambda source: "fixed_config" not in source  # Inductor's own launch: its reduction heuristic's
@@ -173,11 +202,11 @@ def test_candidates_are_not_counted_as_kernels():
 
 def test_a_failed_timing_costs_the_candidate_not_the_compile():
     class FailingTimer(StandInTimer):
-        def __call__(self, scheduling, source, names):
+        def __call__(self, scheduling, source, names, every_config=False):
             if self.sources:  # every candidate after the rules' launch: out of memory for its random inputs
                 self.sources.append(source)
                 raise RuntimeError("CUDA out of memory (stand-in)")
-            return super().__call__(scheduling, source, names)
+            return super().__call__(scheduling, source, names, every_config)
 
     timer = FailingTimer(1.0)
     with decision_log() as log:
