@@ -6,7 +6,8 @@
 # steps-lab (benchmarks.lab_steps with LAB_STEPS_ARGS: launch overrides on one real step), host-lab
 # (benchmarks.lab_host with HOST_LAB_ARGS: host against GPU time of one real step),
 # models (the real training steps, STEPS_ARGS, e.g. --steps 'float8-mlp-*') and random (random sites, RANDOM_ARGS,
-# e.g. --seed 7 --sites 48 --variants fused forced), whose files go to $OUT/r and are packed into $OUT/results.tgz
+# e.g. --seed 7 --sites 48 --variants fused forced), ncu-steps (benchmarks.lab_ncu_steps under Nsight Compute, the
+# steps NCU_STEPS, off then on: memory- or instruction-bound kernels), whose files go to $OUT/r and are packed into $OUT/results.tgz
 # after each step (a step cut off by its STEP_TIMEOUT, default 540 s, still leaves the earlier steps' files).
 # Everything lands under $OUT (8 files at most come back); the command must finish inside the 10-minute limit.
 set -u -o pipefail
@@ -37,6 +38,15 @@ for step in "$@"; do
               | grep -v "step/s\]" | tee -a "$OUT/run.log" ;;
     random) timeout ${STEP_TIMEOUT:-540} python3 -m benchmarks.random_sites ${RANDOM_ARGS:-} --out "$OUT/r" 2>&1 \
               | grep -v "site/s\]" | tee -a "$OUT/run.log" ;;
+    ncu-steps) mkdir -p "$OUT/r"
+               for v in off on; do
+                 timeout ${STEP_TIMEOUT:-540} ncu --profile-from-start off --section SpeedOfLight \
+                   --section ComputeWorkloadAnalysis --csv --page details --log-file "$OUT/r/ncu-$v.csv" \
+                   python3 -m benchmarks.lab_ncu_steps --steps ${NCU_STEPS:-'float8-mlp-*/16384x4096x4096'} \
+                   --variant $v 2>&1 | tail -n 5 | tee -a "$OUT/run.log"
+               done
+               python3 -m benchmarks.lab_ncu_steps --summarize "$OUT/r/ncu-off.csv" "$OUT/r/ncu-on.csv" \
+                 --out "$OUT/r" 2>&1 | tee -a "$OUT/run.log" ;;
     main-dynamic|corpus-dynamic|holdout-dynamic) python3 -m benchmarks.run --suite "${step%-dynamic}" --dynamic-rows --out "$OUT" 2>&1 \
                | grep -v "case/s\]" | tee "$OUT/$step.log" ;;
     host-lab) timeout ${STEP_TIMEOUT:-540} python3 -m benchmarks.lab_host --out "$OUT/r" ${HOST_LAB_ARGS:-} 2>&1 \
