@@ -65,7 +65,7 @@ def _summarize_one(ncu_csv: pathlib.Path) -> pd.DataFrame:
     frame = frame[frame["Metric Name"].isin(METRICS)]
     values = pd.to_numeric(frame["Metric Value"].astype(str).str.replace(",", ""), errors="coerce")
     # Duration is reported in the unit of its "Metric Unit" column: bring it to µs
-    scale = frame["Metric Unit"].map({"nsecond": 1e-3, "usecond": 1.0, "msecond": 1e3}).fillna(1.0)
+    scale = frame["Metric Unit"].map({"ns": 1e-3, "nsecond": 1e-3, "us": 1.0, "usecond": 1.0, "ms": 1e3, "msecond": 1e3}).fillna(1.0)
     frame = frame.assign(value=values * scale.where(frame["Metric Name"] == "Duration", 1.0))
     table = frame.pivot_table(index=["ID", "Kernel Name"], columns="Metric Name", values="value").reset_index()
     table = table.rename(columns=METRICS | {"Kernel Name": "kernel", "ID": "launch"})

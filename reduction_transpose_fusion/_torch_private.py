@@ -36,6 +36,9 @@ makes a block-and-scalar mask uint32; ``reduction_transpose_fusion_testing.inter
 | surface (torch 2.11.0; 2.15.0 the same unless above)    | why no public hook does it                                |
 |----------------------------------------------------------|-----------------------------------------------------------|
 | ``utils/_config_module.py`` ``_config``, ``_ConfigEntry`` | ``ConfigModule.__setattr__`` rejects unknown keys         |
+| FX node meta ``inductor_realize_to_strides``             | Inductor inlines a pointwise value into every reader; the |
+|                                                          |   hint is its only per-node "store this" (see             |
+|                                                          |   :func:`realize_node`)                                   |
 | ``_inductor/virtualized.py`` ``V.set_choices_handler``   | the choices handler is cached per thread; see             |
 |                                                          |   :func:`active_choices`                                  |
 | ``_inductor/codegen/common.py`` ``get_*_for_device``     | we wrap, not replace, the stock CUDA backend              |
@@ -224,6 +227,21 @@ def _config_changed(name: str) -> None:
         inductor_config._mark_get_dict_dirty(name)
     else:
         inductor_config._is_dirty = True
+
+
+# Inductor's node hint that realizes a post-grad node's value as its own buffer with the node's strides
+# (``GraphLowering.run_node``, ``graph.py:1831`` in 2.11; ``fx_passes/decompose_mem_bound_mm.py`` sets it too)
+_REALIZE_HINT = "inductor_realize_to_strides"
+
+
+def realize_node(node) -> None:
+    """Have Inductor store ``node``'s value in a buffer of its own rather than inline it into its readers."""
+    node.meta[_REALIZE_HINT] = True
+
+
+def is_realized(node) -> bool:
+    """True if :func:`realize_node` (or Inductor's own pass) marked ``node``."""
+    return bool(node.meta.get(_REALIZE_HINT, False))
 
 
 def has_size_hint(size) -> bool:

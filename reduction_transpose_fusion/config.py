@@ -97,6 +97,16 @@ ENTRIES = (
         "TORCHINDUCTOR_REDUCTION_TRANSPOSE_FUSION_AUTOTUNE",
         "Time the fused kernel's launch candidates at compile time on the GPU and emit the fastest.",
     ),
+    # On by default: with the fusion on, a small float value computed from a reduction (an fp8 cast's row or column
+    # scale) is stored once rather than recomputed by every element of the large op that broadcasts it
+    # (fx_passes/realize_scales.py; the rowwise fp8 casts were bound by that arithmetic on the H200).  The bits of
+    # every output stay stock's.  False leaves Inductor's inlining as stock has it.
+    Entry(
+        "reduction_transpose_fusion_realize_scales",
+        True,
+        "TORCHINDUCTOR_REDUCTION_TRANSPOSE_FUSION_REALIZE_SCALES",
+        "Compute a broadcast scale once instead of once per element of the op that reads it.",
+    ),
 )
 
 LAUNCH_KEYS = ("XBLOCK", "R0_BLOCK", "RSPLIT", "num_warps", "num_stages", "TILES_PER_PROGRAM", "FINISH_GROUP",
@@ -227,6 +237,15 @@ def autotune() -> bool:
     return _switch("reduction_transpose_fusion_autotune")
 
 
+def realize_scales() -> bool:
+    """``torch._inductor.config.reduction_transpose_fusion_realize_scales``.
+
+    Raises:
+        ValueError: if it is not a bool, 0 or 1.
+    """
+    return _switch("reduction_transpose_fusion_realize_scales")
+
+
 def _switch(name: str) -> bool:
     return _check_switch(name, getattr(inductor_config, name))
 
@@ -300,5 +319,7 @@ _CHECKS = {
         lambda value: _check_switch("reduction_transpose_fusion_profitability", value),
     "reduction_transpose_fusion_launch_config": _parse_launch_override,
     "reduction_transpose_fusion_autotune": lambda value: _check_switch("reduction_transpose_fusion_autotune", value),
+    "reduction_transpose_fusion_realize_scales":
+        lambda value: _check_switch("reduction_transpose_fusion_realize_scales", value),
 }
 assert _CHECKS.keys() == {e.name for e in ENTRIES}

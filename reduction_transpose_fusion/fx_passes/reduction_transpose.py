@@ -39,7 +39,7 @@ from torch.fx.experimental.symbolic_shapes import statically_known_true
 from .. import _torch_private, config
 from ..runtime.triton_heuristics import (TRANSCENDENTAL, LaunchConfig, WorkspaceBoundError, launch_config,
                                         wide_fp8_cast)
-from . import profitability
+from . import profitability, realize_scales
 
 log = logging.getLogger(__name__)
 aten = torch.ops.aten
@@ -130,8 +130,9 @@ class Site:
 
 
 class ReductionTransposePass(CustomGraphModulePass):
-    """The CUDA backend's custom post-grad pass: checks the switches (:func:`..config.validate`), then marks sites
-    when ``config.reduction_transpose_fusion`` is on.
+    """The CUDA backend's custom post-grad pass: checks the switches (:func:`..config.validate`), then, when
+    ``config.reduction_transpose_fusion`` is on, marks sites and (``reduction_transpose_fusion_realize_scales``)
+    has the broadcast scales of fp8 casts computed once (:mod:`.realize_scales`).
 
     Args:
         choices_cls: the ``InductorChoices`` subclass that keeps marked reductions unsplit; a site fuses only while
@@ -148,6 +149,8 @@ class ReductionTransposePass(CustomGraphModulePass):
             handler = _torch_private.active_choices(self.choices_cls)
             foreign = _torch_private.foreign_choices(handler, self.choices_cls)
             mark_sites(gm.graph, foreign)
+            if config.realize_scales():
+                realize_scales.realize_broadcast_values(gm.graph)
 
     def uuid(self) -> bytes:
         """Hash of every source file of the package: changing the package never reuses a compiled graph."""

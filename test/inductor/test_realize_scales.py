@@ -1,0 +1,120 @@
+"""fx_passes/realize_scales.py: a broadcast scale is computed once, not once an element, and no bit changes.
+
+The workload is a rowwise fp8 cast as torchao 0.18 writes it (``Float8LinearConfig.from_recipe_name("rowwise")``):
+a power-of-two scale per row for the row-major copy and per column for the transposed copy, each derived in float64
+from an amax, and the GEMM-output rescale by the two scales' reciprocals.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import torch
+from torch.fx.experimental.proxy_tensor import make_fx
+
+from reduction_transpose_fusion.fx_passes import realize_scales
+from reduction_transpose_fusion_testing import families, interpret
+
+FP8 = torch.float8_e4m3fn
+FP8_MAX = 448.0
+
+
+def _pow2_scale(amax: torch.Tensor) -> torch.Tensor:
+    """torchao's rowwise scale: ``exp2(floor(log2(448 / max(amax, 1e-12))))`` computed in float64, then float32."""
+    scale = (FP8_MAX / amax.to(torch.float64).clamp(min=1e-12)).to(torch.float32)
+    return torch.exp2(torch.floor(torch.log2(scale)))
+
+
+def rowwise_casts(x: torch.Tensor, out: torch.Tensor):
+    """The row-major fp8 copy of ``x [N, C]`` scaled per row, its transposed copy scaled per column, and the rescale
+    of a GEMM output ``out [N, C]`` by both scales' reciprocals.  The scales are powers of two, so every product is
+    exact in float32 and each output equals its float64 reference's bit for bit."""
+    row_scale = _pow2_scale(x.abs().amax(1, keepdim=True))
+    col_scale = _pow2_scale(x.abs().amax(0, keepdim=True))
+    q = (x.float() * row_scale).clamp(-FP8_MAX, FP8_MAX).to(FP8)
+    qt = (x.float() * col_scale).clamp(-FP8_MAX, FP8_MAX).to(FP8).t().contiguous()
+    rescaled = (out.float() * (row_scale.reciprocal() * col_scale.reciprocal())).to(out.dtype)
+    return q, qt, rescaled
+
+
+def _fp8_kernels(src: str) -> dict[str, str]:
+    """{kernel name: body} of the kernels that store an fp8 value or rescale the GEMM output (``in_out_ptr``)."""
+    bodies = re.findall(r"^def (triton_\w+)\(.*?\n(.*?)''', device_str", src, re.S | re.M)
+    return {name: body for name, body in bodies if "float8e4nv" in body or "in_out_ptr0" in name + body}
+
+
+def _per_element_arithmetic(body: str) -> int:
+    """float64 values and log2 calls in the loop of a kernel (all of a pointwise kernel): what each element of the
+    loop computes for its scale."""
+    loop = body.split("for r0_offset")[-1]
+    return loop.count("tl.float64") + loop.count("libdevice.log2")
+
+
+def test_each_cast_loads_its_scale_instead_of_recomputing_it():
+    specs = (((4096, 4096), torch.bfloat16), ((4096, 4096), torch.bfloat16))
+    fused = interpret.generate(rowwise_casts, interpret.fake_inputs(*specs), reduction_transpose_fusion=True)
+    stock = interpret.generate(rowwise_casts, interpret.fake_inputs(*specs), reduction_transpose_fusion=False)
+    stock_work = {name: _per_element_arithmetic(body) for name, body in _fp8_kernels(stock).items()}
+    assert sum(stock_work.values()) > 0, f"stock's casts compute no scale an element: the test proves nothing {stock_work}"
+    fused_work = {name: _per_element_arithmetic(body) for name, body in _fp8_kernels(fused).items()}
+    assert fused_work and not any(fused_work.values()), fused_work
+    # realizing the scales adds no kernel: each joins the kernel that computes its amax
+    assert len(interpret.kernel_names(fused)) <= len(interpret.kernel_names(stock))
+
+
+def test_the_switch_leaves_stocks_inlining():
+    specs = (((4096, 4096), torch.bfloat16), ((4096, 4096), torch.bfloat16))
+    off = interpret.generate(rowwise_casts, interpret.fake_inputs(*specs), reduction_transpose_fusion=True,
+                             reduction_transpose_fusion_realize_scales=False)
+    assert sum(_per_element_arithmetic(b) for b in _fp8_kernels(off).values()) > 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("rows,cols", [(96, 160), (33, 100)])
+def test_realized_scales_keep_every_bit(monkeypatch, decisions, rows, cols):
+    """Interpreted at small shapes, with the size thresholds lowered so the pass acts: every output equals stock's
+    and the float64 reference's bit for bit."""
+    monkeypatch.setattr(realize_scales, "MIN_RECOMPUTE_OPS", 0)
+    monkeypatch.setattr(realize_scales, "BROADCAST_MIN_RATIO", 8)
+    gen = torch.Generator().manual_seed(torch.seed() % 2**31)
+    x = (torch.randn(rows, cols, generator=gen) * torch.rand(rows, 1, generator=gen) * 30).to(torch.bfloat16)
+    out = torch.randn(rows, cols, generator=gen).to(torch.bfloat16)
+    specs = (((rows, cols), torch.bfloat16), ((rows, cols), torch.bfloat16))
+    fused_src = interpret.generate(rowwise_casts, interpret.fake_inputs(*specs), reduction_transpose_fusion=True)
+    realized = [r for r in decisions if r.startswith("realize ")]
+    assert len(realized) == 2, realized  # the row scale and the column scale
+    stock_src = interpret.generate(rowwise_casts, interpret.fake_inputs(*specs), reduction_transpose_fusion=False)
+    fused = interpret.run_on_cpu(fused_src, [x, out])
+    stock = interpret.run_on_cpu(stock_src, [x, out])
+    reference = rowwise_casts(x.double(), out.double())
+    for i, (a, b, ref) in enumerate(zip(fused, stock, reference)):
+        assert a.shape == b.shape == ref.shape and a.dtype == b.dtype, i
+        assert torch.equal(families.bits(a), families.bits(b)), f"output {i} differs from stock"
+        assert torch.equal(families.bits(a), families.bits(ref.to(a.dtype))), f"output {i} differs from float64"
+
+
+def _graph(fn, *shapes_dtypes) -> torch.fx.Graph:
+    return make_fx(fn, tracing_mode="fake")(*(torch.empty(s, dtype=d) for s, d in shapes_dtypes)).graph
+
+
+def _realized(fn, *shapes_dtypes) -> list[str]:
+    return [n.name for n in realize_scales.realize_broadcast_values(_graph(fn, *shapes_dtypes))]
+
+
+def test_a_row_scale_read_by_a_large_cast_is_realized():
+    names = _realized(lambda x: (x * _pow2_scale(x.abs().amax(1, keepdim=True))).to(FP8), ((8192, 4096), torch.float32))
+    assert names == ["exp2"], names
+
+
+@pytest.mark.parametrize("fn,shape,why", [
+    (lambda x: (x * _pow2_scale(x.abs().amax())).to(FP8), (8192, 4096), "a scalar is computed once a program"),
+    (lambda x: (x * _pow2_scale(x.abs().amax(1, keepdim=True))).to(FP8), (8192, 32), "the reader is < 64x larger"),
+    (lambda x: (x * _pow2_scale(x.abs().amax(1, keepdim=True))).to(FP8), (512, 512), "too little recomputed"),
+    (lambda x: (x * (1.0 / x.abs().amax(1, keepdim=True))).to(FP8), (8192, 4096), "a chain of 1 op"),
+    (lambda x: x * (x.abs().amax(1, keepdim=True).bfloat16() * 3 + 1).exp(), (8192, 4096), "a bf16 value: realizing "
+     "it would round what Inductor keeps in float32"),
+])
+def test_values_that_stay_inlined(fn, shape, why):
+    dtype = torch.bfloat16 if "bf16" in why else torch.float32
+    assert _realized(fn, (shape, dtype)) == [], why
