@@ -165,9 +165,12 @@ def test_launch_candidates_are_timed_by_graph_replay():
 @pytest.mark.parametrize("recipe", ["rowwise", "tensorwise"])
 def test_float8_mlp_step_matches_stock(recipe):
     """A torchao Float8Linear MLP's forward and backward (bf16, bias, GELU; 4096 tokens, 2048 -> 4096 -> 2048),
-    compiled with the flag off and on, on fresh random data: the output and every gradient that no fused sum feeds
-    are bit-equal to stock's (the fp8 casts, their scales realized once or not, feed the same GEMMs); the bias
-    gradients, fused sums in another order, agree to fp32 rounding against a float64 reference."""
+    compiled with the flag off and on, on fresh random data.  The output is bit-equal to stock's.  Tensorwise, every
+    gradient but the biases' is too (the fp8 casts feed the same GEMMs).  Rowwise, the realized scales change which
+    intermediate Inductor stores: the fused compile stores the GELU gradient in bf16, rounded as eager rounds it,
+    where stock's keeps it in fp32 for its fp8 casts, so an fp8 element can round the other way; those gradients
+    agree with stock's to bf16 tolerance.  The bias gradients, sums in another order, agree to bf16 tolerance, the
+    last one against a float64 reference."""
     float8 = pytest.importorskip("torchao.float8")
     torch.manual_seed(torch.seed() % 2**31)
     base = torch.nn.Sequential(torch.nn.Linear(2048, 4096), torch.nn.GELU(), torch.nn.Linear(4096, 2048))
@@ -187,8 +190,9 @@ def test_float8_mlp_step_matches_stock(recipe):
     stock, fused = results["stock"], results["fused"]
     tolerance = families.TOLERANCE[torch.bfloat16]
     assert families.rel_err(fused["2.bias"], g.double().sum(0)) <= tolerance  # the last layer's: g.sum(0)
+    assert torch.equal(fused["y"], stock["y"]), f"{recipe}: the output differs from stock"
     for name in stock:
-        if name.endswith("bias"):
+        if name.endswith("bias") or recipe == "rowwise":
             assert families.rel_err(fused[name], stock[name].double()) <= tolerance, name
         else:
             assert torch.equal(fused[name], stock[name]), f"{recipe}: {name} differs from stock"
