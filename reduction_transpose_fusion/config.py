@@ -99,8 +99,9 @@ ENTRIES = (
     ),
     # On by default: with the fusion on, a small float value computed from a reduction (an fp8 cast's row or column
     # scale) is stored once rather than recomputed by every element of the large op that broadcasts it
-    # (fx_passes/realize_scales.py; the rowwise fp8 casts were bound by that arithmetic on the H200).  The bits of
-    # every output stay stock's.  False leaves Inductor's inlining as stock has it.
+    # (fx_passes/realize_scales.py; the rowwise fp8 casts were bound by that arithmetic on the H200).  The scale's
+    # bits stay stock's; an intermediate Inductor then stores differently can round differently (the module's
+    # docstring).  False leaves Inductor's inlining as stock has it.
     Entry(
         "reduction_transpose_fusion_realize_scales",
         True,

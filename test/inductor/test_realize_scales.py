@@ -11,6 +11,7 @@ import re
 
 import pytest
 import torch
+from torch._subclasses.fake_tensor import FakeTensorMode
 from torch.fx.experimental.proxy_tensor import make_fx
 
 from reduction_transpose_fusion.fx_passes import realize_scales
@@ -56,7 +57,7 @@ def test_each_cast_loads_its_scale_instead_of_recomputing_it():
     fused = interpret.generate(rowwise_casts, interpret.fake_inputs(*specs), reduction_transpose_fusion=True)
     stock = interpret.generate(rowwise_casts, interpret.fake_inputs(*specs), reduction_transpose_fusion=False)
     stock_work = {name: _per_element_arithmetic(body) for name, body in _fp8_kernels(stock).items()}
-    assert sum(stock_work.values()) > 0, f"stock's casts compute no scale an element: the test proves nothing {stock_work}"
+    assert sum(stock_work.values()) > 0, f"stock's casts compute no scale an element: {stock_work}"
     fused_work = {name: _per_element_arithmetic(body) for name, body in _fp8_kernels(fused).items()}
     assert fused_work and not any(fused_work.values()), fused_work
     # realizing the scales adds no kernel: each joins the kernel that computes its amax
@@ -94,8 +95,11 @@ def test_realized_scales_keep_every_bit(monkeypatch, decisions, rows, cols):
         assert torch.equal(families.bits(a), families.bits(ref.to(a.dtype))), f"output {i} differs from float64"
 
 
-def _graph(fn, *shapes_dtypes) -> torch.fx.Graph:
-    return make_fx(fn, tracing_mode="fake")(*(torch.empty(s, dtype=d) for s, d in shapes_dtypes)).graph
+def _graph(fn, *shapes_dtypes, device="cuda") -> torch.fx.Graph:
+    """``fn``'s aten graph, traced on fake tensors of ``device`` (the fake H200's "cuda" by default)."""
+    with FakeTensorMode():
+        inputs = [torch.empty(s, dtype=d, device=device) for s, d in shapes_dtypes]
+    return make_fx(fn, tracing_mode="fake")(*inputs).graph
 
 
 def _realized(fn, *shapes_dtypes) -> list[str]:
@@ -118,3 +122,41 @@ def test_a_row_scale_read_by_a_large_cast_is_realized():
 def test_values_that_stay_inlined(fn, shape, why):
     dtype = torch.bfloat16 if "bf16" in why else torch.float32
     assert _realized(fn, (shape, dtype)) == [], why
+
+
+@pytest.mark.parametrize("dynamic", [(0,), (0, 1)], ids=["N", "N-and-C"])
+def test_a_dynamic_batch_realizes_through_size_hints(dynamic, decisions):
+    specs = (((4096, 4096), torch.bfloat16), ((4096, 4096), torch.bfloat16))
+    interpret.generate(rowwise_casts, interpret.fake_inputs(*specs, dynamic=dynamic), reduction_transpose_fusion=True)
+    realized = [r for r in decisions if r.startswith("realize ")]
+    assert len(realized) == 2, realized  # the row scale and the column scale, sized by their hints
+
+
+def _sin_scale(x, w):
+    return x * torch.exp(torch.sin(w) * 2 + 1)
+
+
+def _mul_last(x):
+    return x + (torch.sqrt(x.abs().amax(0, keepdim=True).clamp(min=1e-12)) + 1.0) * 0.3
+
+
+def _mul_last_as_factor(x):
+    return x * ((torch.sqrt(x.abs().amax(0, keepdim=True).clamp(min=1e-12)) + 1.0) * 0.3)
+
+
+def test_the_scale_must_come_from_a_reduction():
+    """A value computed from an input alone has no reduction kernel to join: realizing it would add a launch."""
+    assert _realized(_sin_scale, ((8192, 4096), torch.float32), ((1, 4096), torch.float32)) == []
+
+
+def test_cpu_values_stay_inlined():
+    fn = lambda x: (x * _pow2_scale(x.abs().amax(1, keepdim=True))).to(FP8)  # noqa: E731
+    graph = _graph(fn, ((8192, 4096), torch.float32), device="cpu")
+    assert realize_scales.realize_broadcast_values(graph) == []
+
+
+def test_a_product_read_by_an_addition_stays_inlined():
+    """Inlined, ``x + s`` with ``s = m * k`` may compile to one FMA; stored, ``s`` is rounded first: other bits.
+    The same product read as a factor is realized."""
+    assert _realized(_mul_last, ((8192, 4096), torch.float32)) == []
+    assert _realized(_mul_last_as_factor, ((8192, 4096), torch.float32)) == ["mul"]
