@@ -5,10 +5,11 @@
 # profile-kernels (benchmarks.profile_kernels with PROFILE_ARGS); WORKERS=n pytest workers for the tests (8);
 # steps-lab (benchmarks.lab_steps with LAB_STEPS_ARGS: launch overrides on one real step), host-lab
 # (benchmarks.lab_host with HOST_LAB_ARGS: host against GPU time of one real step),
-# models (the real training steps, STEPS_ARGS, e.g. --steps 'float8-mlp-*') and random (random sites, RANDOM_ARGS,
-# e.g. --seed 7 --sites 48 --variants fused forced), ncu-steps (benchmarks.lab_ncu_steps under Nsight Compute, the
-# steps NCU_STEPS, off then on: memory- or instruction-bound kernels), whose files go to $OUT/r and are packed into $OUT/results.tgz
-# after each step (a step cut off by its STEP_TIMEOUT, default 540 s, still leaves the earlier steps' files).
+# models (the real training steps, STEPS_ARGS, e.g. --steps 'float8-mlp-*'), random (random sites, RANDOM_ARGS,
+# e.g. --seed 7 --sites 48 --variants fused forced) and ncu-steps (benchmarks.lab_ncu_steps under Nsight Compute,
+# the steps NCU_STEPS, off then on: memory- or instruction-bound kernels), whose files go to $OUT/r and are packed
+# into $OUT/results.tgz after each step (a step cut off by its STEP_TIMEOUT, default 540 s, still leaves the earlier
+# steps' files).
 # Everything lands under $OUT (8 files at most come back); the command must finish inside the 10-minute limit.
 set -u -o pipefail
 OUT=${OUT:-$PWD/out}

@@ -1,6 +1,7 @@
 """Nsight Compute on real training steps (GPU only): is each kernel of a step bound by memory or by arithmetic?
 
-    ncu --profile-from-start off --section SpeedOfLight --section ComputeWorkloadAnalysis --csv --page details --log-file off.csv \\
+    ncu --profile-from-start off --section SpeedOfLight --section ComputeWorkloadAnalysis \\
+        --csv --page details --log-file off.csv \\
         python -m benchmarks.lab_ncu_steps --steps 'float8-mlp-tensorwise/16384x4096x4096' --variant off
     python -m benchmarks.lab_ncu_steps --summarize off.csv on.csv --out DIR
 
@@ -21,10 +22,12 @@ import pathlib
 import pandas as pd
 import torch
 
-# the metrics of Nsight Compute's SpeedOfLight section that this lab keeps, under short names
-# (SpeedOfLight), and of ComputeWorkloadAnalysis: how busy the issue slots were (near 100%: bound by instructions)
+# The metrics this lab keeps, under short names: the SpeedOfLight section's duration and throughputs, and the
+# ComputeWorkloadAnalysis section's issue figures (issue slots near 100% busy: bound by instructions, not bytes)
 METRICS = {"Duration": "us", "DRAM Throughput": "dram_pct", "Compute (SM) Throughput": "sm_pct",
            "Memory Throughput": "mem_pct", "Issue Slots Busy": "issue_pct", "Executed Ipc Active": "ipc"}
+# µs per unit of the duration as Nsight Compute writes it (its CSV says "ns"; older releases wrote "nsecond")
+DURATION_UNITS_US = {"ns": 1e-3, "nsecond": 1e-3, "us": 1.0, "usecond": 1.0, "ms": 1e3, "msecond": 1e3}
 
 
 def profile_steps(patterns: list[str], variant: str) -> None:
@@ -49,10 +52,7 @@ def profile_steps(patterns: list[str], variant: str) -> None:
 def summarize(ncu_csvs: list[pathlib.Path], out: pathlib.Path) -> pd.DataFrame:
     """Nsight Compute's ``--csv --page details`` files -> one row per kernel launch with :data:`METRICS`, and the
     variant (each file's stem)."""
-    return pd.concat([_summarize_one(path) for path in ncu_csvs]).pipe(_write, out)
-
-
-def _write(table: pd.DataFrame, out: pathlib.Path) -> pd.DataFrame:
+    table = pd.concat([_summarize_one(path) for path in ncu_csvs])
     out.mkdir(parents=True, exist_ok=True)
     table.to_csv(out / "lab-ncu-steps.csv", index=False)
     return table
@@ -65,7 +65,7 @@ def _summarize_one(ncu_csv: pathlib.Path) -> pd.DataFrame:
     frame = frame[frame["Metric Name"].isin(METRICS)]
     values = pd.to_numeric(frame["Metric Value"].astype(str).str.replace(",", ""), errors="coerce")
     # Duration is reported in the unit of its "Metric Unit" column: bring it to µs
-    scale = frame["Metric Unit"].map({"ns": 1e-3, "nsecond": 1e-3, "us": 1.0, "usecond": 1.0, "ms": 1e3, "msecond": 1e3}).fillna(1.0)
+    scale = frame["Metric Unit"].map(DURATION_UNITS_US).fillna(1.0)
     frame = frame.assign(value=values * scale.where(frame["Metric Name"] == "Duration", 1.0))
     table = frame.pivot_table(index=["ID", "Kernel Name"], columns="Metric Name", values="value").reset_index()
     table = table.rename(columns=METRICS | {"Kernel Name": "kernel", "ID": "launch"})

@@ -138,8 +138,9 @@ def _largest_reader(node: torch.fx.Node) -> tuple[Optional[torch.fx.Node], int, 
             frontier.extend(user.users)
             continue
         only_factors &= user.op == "call_function" and user.target in FACTOR_READERS
-        if _is_pointwise(user) and (_numel_hint(user) or 0) > best_numel:
-            best, best_numel = user, _numel_hint(user)
+        numel = _numel_hint(user) or 0
+        if _is_pointwise(user) and numel > best_numel:
+            best, best_numel = user, numel
     return best, best_numel, only_factors
 
 
