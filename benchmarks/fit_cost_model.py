@@ -28,6 +28,13 @@ from reduction_transpose_fusion.fx_passes import profitability
 
 RESULTS = pathlib.Path(__file__).parent / "results"
 RANDOM = [RESULTS / f"2026-12-03-h200-random-{seed}.csv" for seed in (365187048, 1935768610, 1750778643, 502739194)]
+# every site fused twice, with the rules' split launch and with the walk (random_sites --variants forced_rules
+# forced_unsplit): N in [128, 8192], C in [8, 4096], at most 8 MB
+LAB = [RESULTS / "lab" / "2026-12-04-h200-random-54490917-walk.csv"]
+# the walk's times: the lab's forced walks, and stock's own kernel wherever stock emitted one unsplit kernel (its
+# walk: the same launch over the same loop) in the random-site runs
+WALK_STOCK = sorted(RESULTS.glob("2026-12-03-h200-random-*.csv")) + [
+    RESULTS / f"2026-12-04-h200-random-{seed}.csv" for seed in (1705736149, 782778698)]
 SUITES = [RESULTS / f"2026-12-01-h200-{s}.csv" for s in ("corpus", "holdout", "main")]
 MIN_SUITE_US = 30.0
 LAUNCH = re.compile(r"LaunchConfig\(XBLOCK=(\d+), R0_BLOCK=(\d+), RSPLIT=(\d+)")
@@ -38,7 +45,8 @@ def sites(random: list[pathlib.Path], suites: list[pathlib.Path]) -> pd.DataFram
     rows = []
     for path in random:
         for r in pd.read_csv(path).to_dict("records"):
-            rows.append(_row(r, "forced", r.get("stock_us"), r.get("forced_us"), path.stem))
+            variant = "forced" if "forced_us" in r else "forced_rules"  # every site fused; the rules' launch only
+            rows.append(_row(r, variant, r.get("stock_us"), r.get(f"{variant}_us"), path.stem))
     for path in suites:
         for r in pd.read_csv(path).to_dict("records"):
             if r.get("stock_ms", 0) * 1e3 >= MIN_SUITE_US:
@@ -61,7 +69,65 @@ def _row(r: dict, variant: str, stock_us, fused_us, source: str):
 def predict(frame: pd.DataFrame, model: profitability.Model) -> tuple[np.ndarray, np.ndarray]:
     estimates = [profitability.estimate(r.rows, r.cols, r.reductions, r.stock_bytes, r.fused_bytes, r.rsplit,
                                         r.xblock, model) for r in frame.itertuples()]
-    return np.array([e.stock_us for e in estimates]), np.array([e.fused_us for e in estimates])
+    return np.array([e.stock_us for e in estimates]), np.array([e.split_us for e in estimates])
+
+
+def walk_sites(lab: list[pathlib.Path], stock: list[pathlib.Path]) -> pd.DataFrame:
+    """One row per measured walk: N, C, the bytes the kernel moves and its µs."""
+    frames = []
+    for path in lab:
+        r = pd.read_csv(path).dropna(subset=["forced_unsplit_us"])
+        frames.append(pd.DataFrame(dict(source=path.stem, rows=r.rows, cols=r.cols, fused_bytes=r.bytes_moved,
+                                        walk_us=r.forced_unsplit_us)))
+    for path in stock:
+        r = pd.read_csv(path)
+        r = r[r.kernels_stock == 1].dropna(subset=["stock_us"])
+        frames.append(pd.DataFrame(dict(source=path.stem, rows=r.rows, cols=r.cols, fused_bytes=r.bytes_moved,
+                                        walk_us=r.stock_us)))
+    return pd.concat(frames, ignore_index=True)
+
+
+def predict_walk(frame: pd.DataFrame, model: profitability.WalkModel) -> np.ndarray:
+    return np.array([profitability.walk_us(r.rows, r.cols, r.fused_bytes, model) for r in frame.itertuples()])
+
+
+def fit_walk(frame: pd.DataFrame) -> profitability.WalkModel:
+    start = np.array(dataclasses.astuple(profitability.WALK))
+    residuals = lambda x: np.log(predict_walk(frame, profitability.WalkModel(*np.abs(x))) / frame.walk_us)  # noqa: E731
+    return profitability.WalkModel(*np.abs(least_squares(residuals, start, x_scale=np.abs(start)).x))
+
+
+def report_walk(frame: pd.DataFrame, model: profitability.WalkModel) -> str:
+    predicted = predict_walk(frame, model)
+    error = np.log(predicted / frame.walk_us)
+    return (f"{model}\n{len(frame)} walks; rms log error {np.sqrt(np.mean(error ** 2)):.3f}, rank correlation "
+            f"{spearmanr(predicted, frame.walk_us)[0]:.3f}; measured / predicted {np.exp(-error).min():.2f}-"
+            f"{np.exp(-error).max():.2f}")
+
+
+def report_choice(lab: list[pathlib.Path], model: profitability.Model, walk: profitability.WalkModel) -> str:
+    """The decision on the lab's sites (each fused both ways): fuse where the faster prediction of the split and the
+    walk is at least the threshold, with the launch predicted faster; speedups measured with that launch."""
+    lines = []
+    for path in lab:
+        r = pd.read_csv(path).dropna(subset=["forced_rules_us", "forced_unsplit_us"])
+        reductions = r.kernels_stock - 2
+        estimates = [profitability.estimate(s.rows, s.cols, red, s.bytes_moved + s.input_mb * 1e6, s.bytes_moved,
+                                            int(rs), int(xb), model, walk=True, walk_model=walk)
+                     for s, red, (xb, _, rs) in zip(r.itertuples(), reductions,
+                                                    r.decisions_forced_rules.map(lambda d: LAUNCH.search(d).groups()))]
+        walks = np.array([e.walk for e in estimates])
+        predicted = np.array([e.speedup for e in estimates])
+        measured = r.stock_us / np.where(walks, r.forced_unsplit_us, r.forced_rules_us)
+        best = r.stock_us / np.minimum(r.forced_unsplit_us, r.forced_rules_us)
+        for threshold in (1.0, 1.1, 1.2):
+            fuse = predicted >= threshold
+            kept = np.where(fuse, measured, 1.0)
+            lines.append(f"{path.stem}: fuse where predicted >= {threshold}: {fuse.sum()} of {len(r)} ({(fuse & walks).sum()} "
+                         f"walks), {int((fuse & (measured < 0.97)).sum())} slower than stock by > 3%, geomean "
+                         f"{math.exp(np.log(kept).mean()):.3f}x (the faster launch at every site: "
+                         f"{math.exp(np.log(np.maximum(best, 1)).mean()):.3f}x)")
+    return "\n".join(lines)
 
 
 def fit(frame: pd.DataFrame) -> profitability.Model:
@@ -95,10 +161,19 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--random", nargs="*", type=pathlib.Path, default=RANDOM)
     parser.add_argument("--suites", nargs="*", type=pathlib.Path, default=SUITES)
+    parser.add_argument("--lab", nargs="*", type=pathlib.Path, default=LAB)
+    parser.add_argument("--walk-stock", nargs="*", type=pathlib.Path, default=WALK_STOCK)
     args = parser.parse_args(argv)
-    frame = sites(args.random, args.suites)
-    print("shipped constants:\n" + report(frame, profitability.MODEL))
-    print("\nrefit:\n" + report(frame, fit(frame)))
+    frame = sites(args.random + args.lab, args.suites)
+    print("split, shipped constants:\n" + report(frame, profitability.MODEL))
+    model = fit(frame)
+    print("\nsplit, refit:\n" + report(frame, model))
+    walks = walk_sites(args.lab, args.walk_stock)
+    print("\nwalk, shipped constants:\n" + report_walk(walks, profitability.WALK))
+    walk = fit_walk(walks)
+    print("\nwalk, refit:\n" + report_walk(walks, walk))
+    print("\nthe choice, shipped constants:\n" + report_choice(args.lab, profitability.MODEL, profitability.WALK))
+    print("\nthe choice, refit:\n" + report_choice(args.lab, model, walk))
 
 
 if __name__ == "__main__":

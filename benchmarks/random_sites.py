@@ -71,21 +71,32 @@ VARIANTS = {"fused": harness.FUSED, "forced": harness.FORCED,
 CANDIDATE_VARIANTS = {"tiles1": "TILES_PER_PROGRAM=1", "wave": "TILES_PER_PROGRAM=0", "prefetch": "PREFETCH=1"}
 VARIANTS |= {name: harness.FUSED | {"reduction_transpose_fusion_launch_config": launch}
              for name, launch in CANDIDATE_VARIANTS.items()}
+# every safe site fused with one launch and no candidate timed: the rules' launch, Inductor's own launch of the unsplit
+# reduction (one program per column block walks all N rows) and the package's kernel on that grid (the data behind
+# the cost model's choice between a split and a walk, fx_passes/profitability.py)
+FORCED_LAUNCHES = {"forced_rules": "", "forced_unsplit": "UNSPLIT=1", "forced_rsplit1": "RSPLIT=1",
+                   "forced_rsplit1p": "RSPLIT=1,PREFETCH=1"}
+VARIANTS |= {name: harness.FORCED | {"reduction_transpose_fusion_autotune": False,
+                                     "reduction_transpose_fusion_launch_config": launch}
+             for name, launch in FORCED_LAUNCHES.items()}
 PICK_TOLERANCE = 0.05
 
 
-def draw_sites(seed: int, count: int) -> list[dict[str, Any]]:
-    """``count`` sites from ``seed``: dicts with family, dtype, rows (N), cols (C).  Deterministic in ``seed``."""
+def draw_sites(seed: int, count: int, rows_range: tuple[int, int] = ROWS, cols_range: tuple[int, int] = COLS,
+               max_bytes: int = MAX_TENSOR_BYTES, family_names: tuple[str, ...] = FAMILIES) -> list[dict[str, Any]]:
+    """``count`` sites from ``seed``: dicts with family (of ``family_names``), dtype, rows (N), cols (C), N and C
+    log-uniform in ``rows_range`` and ``cols_range``, a full-size input at most ``max_bytes``.  Deterministic in its
+    arguments."""
     rng = random.Random(seed)
     sites = []
     while len(sites) < count:
-        family, dtype = rng.choice(FAMILIES), rng.choice(DTYPES)
-        rows = round(math.exp(rng.uniform(*map(math.log, ROWS))))
-        cols = round(math.exp(rng.uniform(*map(math.log, COLS))))
+        family, dtype = rng.choice(family_names), rng.choice(DTYPES)
+        rows = round(math.exp(rng.uniform(*map(math.log, rows_range))))
+        cols = round(math.exp(rng.uniform(*map(math.log, cols_range))))
         case = families.ALL_CASES[family]
         multiple = {"x3": 2, "x4": 4}.get(case.operands, 1)  # F4's leading dims split N
         rows = max(multiple, rows // multiple * multiple)
-        if rows * cols * families.DTYPES[dtype].itemsize <= MAX_TENSOR_BYTES:
+        if rows * cols * families.DTYPES[dtype].itemsize <= max_bytes:
             sites.append(dict(index=len(sites), family=family, dtype=dtype, rows=rows, cols=cols))
     return sites
 
@@ -235,16 +246,23 @@ def main(argv=None) -> None:
     parser.add_argument("--seed", type=int, default=None, help="the sites' seed (default: a fresh one)")
     parser.add_argument("--sites", type=int, default=48)
     parser.add_argument("--variants", nargs="+", default=["fused"], choices=sorted(VARIANTS))
+    parser.add_argument("--rows", type=int, nargs=2, default=ROWS, metavar=("LO", "HI"), help="N's range")
+    parser.add_argument("--cols", type=int, nargs=2, default=COLS, metavar=("LO", "HI"), help="C's range")
+    parser.add_argument("--max-bytes", type=int, default=MAX_TENSOR_BYTES, help="a full-size input's bytes at most")
+    parser.add_argument("--families", nargs="+", default=FAMILIES, choices=FAMILIES)
     parser.add_argument("--out", type=pathlib.Path, default=HERE / "results")
     args = parser.parse_args(argv)
     seed = secrets.randbelow(2**31) if args.seed is None else args.seed
     print(f"seed {seed}: {args.sites} sites" + ("" if HAS_GPU else " (no GPU: codegen on a fake H200, no times)"))
-    meta = provenance(f"random-{seed}") | dict(seed=seed)
+    drawn = (tuple(args.rows), tuple(args.cols), args.max_bytes, tuple(args.families))
+    ranges = "" if drawn == (ROWS, COLS, MAX_TENSOR_BYTES, FAMILIES) else (
+        f"-n{args.rows[0]}-{args.rows[1]}-c{args.cols[0]}-{args.cols[1]}-b{args.max_bytes}")
+    meta = provenance(f"random-{seed}{ranges}") | dict(seed=seed)
     gpu = ("h200" if "H200" in meta["gpu"] else meta["gpu"].replace(" ", "-").lower()) if HAS_GPU else "cpu-codegen"
-    stem = args.out / f"{datetime.date.today().isoformat()}-{gpu}-random-{seed}"
+    stem = args.out / f"{datetime.date.today().isoformat()}-{gpu}-random-{seed}{ranges}"
     args.out.mkdir(parents=True, exist_ok=True)
     rows = []
-    for site in tqdm(draw_sites(seed, args.sites), unit="site"):
+    for site in tqdm(draw_sites(seed, args.sites, *drawn), unit="site"):
         try:
             rows.append(meta | (measure(site, args.variants) if HAS_GPU else codegen(site, args.variants)))
         except Exception as e:  # a failing site is a result to report

@@ -30,7 +30,7 @@ from torch._inductor.runtime.hints import DeviceProperties
 from . import _torch_private, config
 from ._torch_private import DisableReduction, EnableReduction, FixedTritonConfig, V
 from .codegen.triton import FINISH_COMBINE, ReductionTransposeTritonKernel
-from .fx_passes.reduction_transpose import (FLAGGED_DTYPES, META_KEY, VECTOR_MULTIPLE, Site, package_hash,
+from .fx_passes.reduction_transpose import (FLAGGED_DTYPES, META_KEY, VECTOR_MULTIPLE, Site, package_hash, predicted_estimate,
                                            row_symbol, row_tile_grid_available, vector_rows)
 from .runtime.triton_heuristics import (MAX_RSPLIT, STOCK_LAUNCH, LaunchConfig, WorkspaceBoundError,
                                         candidate_override, changed_overrides, even_rsplit, launch_config, wide_fp8_cast)
@@ -74,9 +74,13 @@ class ReductionTransposeChoices(InductorChoices):
         if not issubclass(kernel_cls, ReductionTransposeTritonKernel):
             log.info("skip %s: kernel class %s is not ours (scan or custom backend)", names, kernel_cls.__name__)
             return kwargs
-        if candidate_override() == STOCK_LAUNCH:
+        # the expert override, and over it the launch candidate being timed or emitted (codegen/triton.py)
+        override = {**config.launch_override(), **candidate_override()}
+        if override.get("UNSPLIT"):
+            why = ("the launch candidate timed fastest" if candidate_override() == STOCK_LAUNCH
+                   else "reduction_transpose_fusion_launch_config")
             _log_decision(sites, _fused_copies(features, sites), names,
-                          "Inductor's own launch of the unsplit reduction (the launch candidate timed fastest)", None)
+                          f"Inductor's own launch of the unsplit reduction ({why})", None)
             return kwargs
         cols = V.graph.sizevars.optimization_hint(features.numel)
         rows = V.graph.sizevars.optimization_hint(features.reduction_numel)
@@ -94,8 +98,6 @@ class ReductionTransposeChoices(InductorChoices):
         no_grid = _no_row_tile_grid(features)
         vector = dict(vector_rows=_vector_rows(features.reduction_numel), vector_cols=_vector_cols(features.numel),
                       row_tile_grid=no_grid is None, widest_load=widest_load)
-        # the expert override, and over it the launch candidate being timed or emitted (codegen/triton.py)
-        override = {**config.launch_override(), **candidate_override()}
         try:
             launch = _launch(names, features, no_grid, cols, rows, narrowest, widest, num_sms, override, ops,
                              reductions, producer_ops, static_rows, moved, static_cols, vector)
@@ -103,6 +105,12 @@ class ReductionTransposeChoices(InductorChoices):
             if e.from_override:
                 raise
             log.info("skip %s: %s; Inductor's own launch of the unsplit reduction", names, e)
+            return kwargs
+        # the walk was measured on single-loop kernels only (a result read in a later loop is left to stock's split)
+        guess = predicted_estimate(site, reductions, launch.row_tile_grid, launch)
+        if guess.walk and not override and _single_loop(features):
+            _log_decision(sites, copies, names,
+                          f"Inductor's own launch of the unsplit reduction (the cost model: {guess.describe()})", None)
             return kwargs
         if not _grid_y_fits(features.numel, launch.XBLOCK):
             log.info("skip %s: C=%s in blocks of %d may exceed CUDA's grid y limit (%d blocks); Inductor's own "

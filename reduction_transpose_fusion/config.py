@@ -50,16 +50,17 @@ ENTRIES = (
     ),
     # The gate.  Compared with the bytes of the tensor that is transposed: numel(x) * x.element_size(), where x is
     # the operand of the permute, in its own dtype (for q = g.to(float8); q.t().contiguous() that is q's bytes).
-    # 8 KiB, the smallest site stock splits that was measured: on the H200 what separates losses from gains is
-    # stock's split, not the bytes (the profitability rule in fx_passes/reduction_transpose.py, skip_reason).
-    # Every site stock splits ran faster fused, down to fp32[256, 8] = 8 KiB (1.04-1.20x under 1 MiB in the gate
-    # sweep, two runs, sweeps/2026-11-30-h200-sweep-gate-run{1,2}.csv; fp16[8192, 48] 1.58x and 1.61x,
-    # 2026-11-30-h200-corpus-forced-small-run{1,2}.csv), and every site stock emits as one kernel (N <= 128) ran
-    # slower fused at any size measured (7.5 KiB to 2 MiB, 0.79-0.96x).  The first gate (64 MiB) and the second
-    # (1 MiB, 2026-11-29-h200-corpus-forced.csv) predate that rule; the README has the table.
+    # 2 KiB, about the smallest site stock splits that was measured: on the H200 what separates losses from gains is
+    # stock's split and the cost model (fx_passes/profitability.py; skip_reason in fx_passes/reduction_transpose.py),
+    # not the bytes.  Sites of a few rows that stock splits ran 1.9-2.0x faster fused with Inductor's own unsplit
+    # launch down to bf16[158, 9] = 2.8 KiB and fp16[2, 107, 11] = 4.6 KiB (results/lab/2026-12-04-h200-random-
+    # 54490917-walk.csv); the split launch ran 1.04-1.20x faster down to fp32[256, 8] = 8 KiB (the gate sweep, two
+    # runs, sweeps/2026-11-30-h200-sweep-gate-run{1,2}.csv), and every site stock emits as one kernel (N <= 128) ran
+    # slower fused at any size measured (7.5 KiB to 2 MiB, 0.79-0.96x).  Earlier gates: 64 MiB, 1 MiB
+    # (2026-11-29-h200-corpus-forced.csv), 8 KiB (before the unsplit launch); the README has the table.
     Entry(
         "reduction_transpose_fusion_min_bytes",
-        8192,
+        2048,
         "TORCHINDUCTOR_REDUCTION_TRANSPOSE_FUSION_MIN_BYTES",
         "Fuse only when the transposed tensor has at least this many bytes.",
     ),
@@ -111,9 +112,11 @@ ENTRIES = (
 )
 
 LAUNCH_KEYS = ("XBLOCK", "R0_BLOCK", "RSPLIT", "num_warps", "num_stages", "TILES_PER_PROGRAM", "FINISH_GROUP",
-               "PREFETCH", "INT32_SIZES", "SHIFT_LAST_TILE", "ROW_TILE_GRID", "EVICT_FIRST", "STREAM_STORES")
-# Keys whose value is a switch, 0 or 1, not a positive count
-_SWITCH_KEYS = ("PREFETCH", "INT32_SIZES", "SHIFT_LAST_TILE", "ROW_TILE_GRID", "EVICT_FIRST", "STREAM_STORES")
+               "PREFETCH", "INT32_SIZES", "SHIFT_LAST_TILE", "ROW_TILE_GRID", "EVICT_FIRST", "STREAM_STORES", "UNSPLIT")
+# Keys whose value is a switch, 0 or 1, not a positive count.  UNSPLIT=1: Inductor's own launch of the unsplit
+# reduction (one program per column block walks all N rows; its configs timed at the first call), the other keys unused
+_SWITCH_KEYS = ("PREFETCH", "INT32_SIZES", "SHIFT_LAST_TILE", "ROW_TILE_GRID", "EVICT_FIRST", "STREAM_STORES",
+                "UNSPLIT")
 # Keys that take 0 too: TILES_PER_PROGRAM=0 is one wave of looping programs
 _ZERO_KEYS = ("TILES_PER_PROGRAM",)
 _LAUNCH_ITEM = re.compile(r"^\s*(\w+)\s*=\s*(\d+)\s*$", re.ASCII)

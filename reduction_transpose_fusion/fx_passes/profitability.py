@@ -18,17 +18,31 @@ per reduction: it bounds a launch of few programs over many rows, and a short wa
 0.66x of stock's 10.2 µs, where the sites of two reductions and at most 128 rows a program ran 1.02-1.55x; random
 seed 502739194).
 
-The constants are a least-squares fit (log of time) to 184 sites measured on one H200 (torch 2.11.0, triton 3.6.0)
-where stock splits and the site was fused: the 122 such random sites of seeds 365187048, 1935768610, 1750778643 and
-502739194 with every site fused (packages ``417c3e7f`` and ``ec42b8b0``, each site's calls captured in a CUDA graph
-that fills the semaphores buffer at each call, as this package's graphs do;
-``benchmarks/results/2026-12-03-h200-random-<seed>.csv``, ``stock_us`` against
-``forced_us``) and the 62 fused cases of 30 µs or more of the corpus, held-out and main suites
+The constants are a least-squares fit (log of time) to 224 sites measured on one H200 (torch 2.11.0, triton 3.6.0)
+where stock splits and the site was fused with the split: the 122 such random sites of seeds 365187048, 1935768610,
+1750778643 and 502739194 with every site fused (packages ``417c3e7f`` and ``ec42b8b0``, each site's calls captured in
+a CUDA graph that fills the semaphores buffer at each call, as this package's graphs do;
+``benchmarks/results/2026-12-03-h200-random-<seed>.csv``, ``stock_us`` against ``forced_us``), the 40 small sites of
+seed 54490917 (N in [128, 8192], C in [8, 4096], at most 8 MB; ``results/lab/2026-12-04-h200-random-54490917-walk.csv``,
+``forced_rules_us``) and the 62 fused cases of 30 µs or more of the corpus, held-out and main suites
 (``benchmarks/results/2026-12-01-h200-{corpus,holdout,main}.csv``).  ``python -m benchmarks.fit_cost_model`` refits
-them and prints the accuracy: rms error of the log time 0.18 fused and 0.21 stock, rank correlation of the times
-0.99 and 0.99, of the speedups 0.57.  At the threshold it fuses 155 of the 184 and keeps one loss (F1-t
-fp16[19320, 77], 0.94x, predicted 1.11x).  Fit on three seeds and the suites and applied to the fourth, it fused 92
-of the 122 random split sites, 4 of them slower than stock by more than 3% (narrow sites of about 4 µs).
+them and prints the accuracy: rms error of the log time 0.19 fused and 0.22 stock, rank correlation of the times
+0.98 and 0.98, of the speedups 0.65.  At the threshold it fuses 158 of the 224 with the split and keeps 3 losses
+(small sites of 5-7 µs).
+
+The walk.  A site of few rows is faster still as Inductor's own unsplit reduction over the same loop (the fused
+kernel with stock's launch: one program per few columns walks all N rows, no partials, no finish, no semaphores):
+
+    walk = walk.fixed_us + walk.iteration_us * ceil(N / walk_rows(C)) + fused_bytes / walk.mb_per_us
+
+where :func:`walk_rows` is the rows an iteration of Inductor's one outer-reduction config covers.  Fit to 169 walks:
+the 40 of the small-site run above (``forced_unsplit_us``) and every site of the random runs of 2026-12-03 and -04
+that stock emitted as one unsplit kernel (its own walk); rms error of the log time 0.22, rank correlation 0.99,
+measured / predicted 0.56-1.85.  The walk is taken where it is predicted faster than the split, with static sizes
+and no expert launch (``reduction_transpose.walk_allowed``; ``choices`` emits it), and the site fuses where the
+faster of the two predicts at least :data:`MIN_PREDICTED_SPEEDUP`: on the small-site run, 34 of 40 fused, 16 of them
+walks (1.6-2.4x where N is at most about 500), 2 slower than stock by more than 3%, geomean 1.36x against 1.39x
+for the faster launch at every site.
 
 An earlier fit (seed 1243628023, package ``e4913d64``, with the launches of that day) had a fixed cost of 5.3 µs
 and a bandwidth that fell below about two programs an SM; on the current kernels the fit took that term to nothing
@@ -41,47 +55,90 @@ from __future__ import annotations
 import dataclasses
 import math
 
+from torch._inductor.runtime.runtime_utils import next_power_of_2
+
 
 @dataclasses.dataclass(frozen=True)
 class Model:
     """The constants of the formula above (µs, MB per µs); the defaults are the fit described there."""
 
-    stock_launch_us: float = 1.61
-    stock_mb_per_us: float = 2.98
-    fused_fixed_us: float = 4.42
-    fused_mb_per_us: float = 3.03
-    finish_us_per_partial: float = 4.24e-3
-    row_us: float = 7.0e-3
+    stock_launch_us: float = 1.52
+    stock_mb_per_us: float = 2.94
+    fused_fixed_us: float = 4.46
+    fused_mb_per_us: float = 3.02
+    finish_us_per_partial: float = 4.68e-3
+    row_us: float = 6.96e-3
 
 
 MODEL = Model()
-# a site fuses where the model predicts at least this speedup (fit_cost_model: 1 loss in 184 sites at 1.1, 7 at 1.0)
+# a site fuses where the model predicts at least this speedup (fit_cost_model: 3 losses in 224 sites at 1.1, 18 at 1.0)
 MIN_PREDICTED_SPEEDUP = 1.1
 
 
 @dataclasses.dataclass(frozen=True)
+class WalkModel:
+    """The constants of the walk's formula (module docstring; µs, MB per µs); the defaults are its fit."""
+
+    fixed_us: float = 0.91
+    iteration_us: float = 0.40
+    mb_per_us: float = 3.01
+
+
+WALK = WalkModel()
+
+
+def walk_rows(cols: int) -> int:
+    """Rows a loop iteration of the walk covers: the ``R0_BLOCK`` of Inductor 2.11's one config for an outer
+    reduction of static sizes (``runtime/triton_heuristics.py``, ``_reduction_configs``' ``outer_config_opt``; its
+    ``XBLOCK`` is 2-8 columns up to 1024 and 16 up to 32768, by the next power of two of C, and at most 8 rows a
+    step beyond, for a kernel of fewer than 4 loads)."""
+    c = next_power_of_2(cols)
+    return 64 if c <= 1024 else 32 if c // 4096 <= 8 else 8
+
+
+def walk_us(rows: int, cols: int, fused_bytes: int, model: WalkModel = WALK) -> float:
+    """Predicted µs of the walk (module docstring) over ``x [rows, cols]`` moving ``fused_bytes``."""
+    return model.fixed_us + model.iteration_us * math.ceil(rows / walk_rows(cols)) + fused_bytes / 1e6 / model.mb_per_us
+
+
+@dataclasses.dataclass(frozen=True)
 class Estimate:
-    """Predicted µs of stock's kernels and of the fused kernel for one site; :attr:`speedup` is stock / fused."""
+    """Predicted µs of stock's kernels and of the fused kernel's two launches for one site: the split (``RSPLIT``
+    programs a column block and the last-program finish) and the walk (``inf`` where it is not a choice).
+    :attr:`fused_us` is the faster, :attr:`speedup` stock / fused."""
 
     stock_us: float
-    fused_us: float
+    split_us: float
+    walk_us: float
     stock_kernels: int
     stock_mb: float
     fused_mb: float
     programs: int
 
     @property
+    def fused_us(self) -> float:
+        return min(self.split_us, self.walk_us)
+
+    @property
+    def walk(self) -> bool:
+        """True if the walk is predicted faster than the split."""
+        return self.walk_us < self.split_us
+
+    @property
     def speedup(self) -> float:
         return self.stock_us / self.fused_us
 
     def describe(self) -> str:
-        return (f"predicted fused {self.fused_us:.1f} us ({self.fused_mb:.2f} MB, {self.programs} programs) against "
+        launch = (f"the walk {self.walk_us:.1f} us" if self.walk else
+                  f"the split {self.split_us:.1f} us ({self.programs} programs)")
+        walk = "" if self.walk or self.walk_us == math.inf else f", walk {self.walk_us:.1f} us"
+        return (f"predicted fused {launch} ({self.fused_mb:.2f} MB{walk}) against "
                 f"stock's {self.stock_us:.1f} us ({self.stock_kernels} kernels, {self.stock_mb:.2f} MB): "
                 f"{self.speedup:.2f}x")
 
 
 def estimate(rows: int, cols: int, reductions: int, stock_bytes: int, fused_bytes: int, rsplit: int,
-             xblock: int, model: Model = MODEL) -> Estimate:
+             xblock: int, model: Model = MODEL, walk: bool = False, walk_model: WalkModel = WALK) -> Estimate:
     """The model above for a site stock splits.
 
     Args:
@@ -92,11 +149,14 @@ def estimate(rows: int, cols: int, reductions: int, stock_bytes: int, fused_byte
         fused_bytes: bytes the fused kernel moves: each full-size input once and ``v.T``.
         rsplit, xblock: the fused launch's ``RSPLIT`` and ``XBLOCK`` (its programs, for :meth:`Estimate.describe`).
         model: the constants (``benchmarks.fit_cost_model`` fits others).
+        walk: whether the walk is a choice (static sizes, no expert launch; ``reduction_transpose.walk_allowed``).
+        walk_model: the walk's constants.
     """
     programs = rsplit * -(-cols // xblock)
     stock_kernels = 2 + reductions
     stock = stock_kernels * model.stock_launch_us + stock_bytes / 1e6 / model.stock_mb_per_us
-    fused = (model.finish_us_per_partial * rsplit * reductions
+    split = (model.finish_us_per_partial * rsplit * reductions
              + max(model.fused_fixed_us + fused_bytes / 1e6 / model.fused_mb_per_us,
                    model.row_us * reductions * math.ceil(rows / rsplit)))
-    return Estimate(stock, fused, stock_kernels, stock_bytes / 1e6, fused_bytes / 1e6, programs)
+    walk_time = walk_us(rows, cols, fused_bytes, walk_model) if walk else math.inf
+    return Estimate(stock, split, walk_time, stock_kernels, stock_bytes / 1e6, fused_bytes / 1e6, programs)

@@ -326,8 +326,8 @@ def skip_reason(site: Site, row_tiles: bool = False, reductions: int = 1) -> Opt
        kernel to fuse into); or a full-size tensor the site computes from is a scan's output (``cumsum``, ...:
        Inductor would fuse the unsplit reduction into its split-scan kernel, which cannot hold one).  Sizes with
        hints (dynamic shapes) are decided on the hints, without a guard: one compiled graph serves every size;
-    2. the size gate: fewer than ``reduction_transpose_fusion_min_bytes`` bytes transposed (default 8 KiB, the
-       smallest site stock splits that was measured; above it stock's split decides, rule 3a);
+    2. the size gate: fewer than ``reduction_transpose_fusion_min_bytes`` bytes transposed (default 2 KiB, about
+       the smallest site stock splits that was measured; above it stock's split and the cost model decide);
     3. with ``reduction_transpose_fusion_profitability`` on (the default), the measured cases without a gain:
 
        a. stock does not split the reduction and C is not wide (:func:`stock_split_factor` is 1: N <= 128 at these
@@ -472,7 +472,17 @@ def predicted_estimate(site: Site, reductions: int, row_tiles: bool,
     launch = launch or predicted_launch(site, reductions, row_tiles)
     stock_bytes = (site.u_bytes + site.v_bytes + site.itemsize) * rows * cols
     return profitability.estimate(rows, cols, reductions, stock_bytes, moved * rows * cols, launch.RSPLIT,
-                                  launch.XBLOCK)
+                                  launch.XBLOCK, walk=walk_allowed(site))
+
+
+def walk_allowed(site: Site) -> bool:
+    """Whether the fused kernel may take Inductor's own launch of the unsplit reduction (the walk of
+    :mod:`.profitability`): an expert's ``UNSPLIT=1`` asks for it and any other launch override rules it out; else
+    only with static N and C, the sizes its model was measured at (with a dynamic N Inductor walks 1-8 rows a step)."""
+    override = config.launch_override()
+    if override:
+        return bool(override.get("UNSPLIT"))
+    return bool(site.rows.is_number and site.cols.is_number)
 
 
 def expects_row_tiles(graph: torch.fx.Graph, site: Site, reductions: int) -> bool:

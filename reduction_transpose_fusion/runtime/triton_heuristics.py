@@ -412,7 +412,7 @@ EVEN_RSPLIT_ABOVE = 32
 # is stock's time, so a site the rules' launch would lose, e.g. f32[2, 2, 16, 22137] flattened to N = 64 at 0.73x of
 # stock (random seed 1667986576), keeps stock's launch.  Candidates that come out as the same source are timed once.  Inductor's
 # ``max_autotune`` adds the other launches of that sweep (8 warps, 2 and 4 row tiles a program, the X32 R64 tile).
-STOCK_LAUNCH = {"STOCK": 1}
+STOCK_LAUNCH = {"UNSPLIT": 1}
 AUTOTUNE_CANDIDATES: tuple[dict[str, int], ...] = (
     {}, {"TILES_PER_PROGRAM": 1}, {"TILES_PER_PROGRAM": 0}, {"PREFETCH": 1}, STOCK_LAUNCH,
 )

@@ -65,7 +65,7 @@ def compile_for_sm90(kernels: dict[str, list[str]]) -> dict[str, dict]:
 def stock_sources() -> dict[str, str]:
     """Stock Inductor's code for every case, from a process that never imports the package."""
     wanted = [[name, ROWS, COLS, dt] for name, dt in CASES] + [[name, 128, 1024, "fp32"] for name in families.CASES]
-    wanted.append(["F1-t", 256, 4, "fp32"])
+    wanted.append(["F1-t", 200, 2, "fp32"])
     env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
     proc = subprocess.run([sys.executable, "-m", "reduction_transpose_fusion_testing.stock_codegen"],
                           input=json.dumps(wanted), capture_output=True, text=True, env=env, timeout=1800)
@@ -156,10 +156,42 @@ def test_fuses_exactly_where_stock_splits(fn, shapes, decisions):
     assert (stock, on, fused) in ((3, 1, True), (1, 1, False)), (stock, on, decisions)
 
 
+def test_a_site_of_few_rows_takes_inductors_own_unsplit_launch(decisions):
+    """fp32[200, 64] (stock: 3 kernels): the cost model predicts the walk (Inductor's own launch of the unsplit
+    reduction, no partials, no semaphores) faster than the split and than stock; one kernel, the copy bit-exact."""
+    case = families.CASES["F1-t"]
+    src = generate("F1-t", "fp32", 200, 64, reduction_transpose_fusion=True)
+    (kernel,) = interpret.kernel_sources(src).values()
+    assert "@triton_heuristics.reduction(" in kernel and "sem_ptr" not in kernel and "RSPLIT" not in kernel
+    assert any("Inductor's own launch of the unsplit reduction (the cost model: predicted fused the walk" in line
+               for line in decisions)
+    x = torch.randn(200, 64, generator=torch.Generator().manual_seed(3))
+    out, ref = interpret.run_on_cpu(src, [x]), case.fn(x.double())
+    assert torch.equal(families.bits(out[0]), families.bits(x.t().contiguous()))
+    assert families.rel_err(out[1], ref[1]) <= families.TOLERANCE[torch.float32]
+
+
+def test_the_walk_only_with_static_sizes_and_no_other_expert_launch(decisions):
+    """A dynamic N walks 1-8 rows a step in Inductor's config (not measured): the split is the only launch, and
+    fp32[200, 64] is then left to stock.  An expert launch is the expert's: UNSPLIT=1 walks a site of thousands
+    of rows, any other key splits a site of few."""
+    case = families.CASES["F1-t"]
+    dynamic = interpret.generate(case.fn, interpret.fake_inputs(*case.specs(200, 64, torch.float32), dynamic=(0,)),
+                                 reduction_transpose_fusion=True)
+    assert len(interpret.kernel_names(dynamic)) == 3
+    assert not any("own launch of the unsplit" in line for line in decisions)
+    (walk,) = interpret.kernel_sources(generate("F1-t", "fp32", 8192, 64, **ON,
+                                                reduction_transpose_fusion_launch_config="UNSPLIT=1")).values()
+    assert "@triton_heuristics.reduction(" in walk and "sem_ptr" not in walk
+    (split,) = interpret.kernel_sources(generate("F1-t", "fp32", 200, 64, **ON,
+                                                 reduction_transpose_fusion_launch_config="num_warps=4")).values()
+    assert fixed_launch(split)["RSPLIT"] >= 1 and "sem_ptr" in split
+
+
 def test_below_the_gate_is_stock(stock_sources):
-    # 256 x 4 fp32 = 4 KiB, below the default 8 KiB gate, though stock splits it
-    below = normalize(generate("F1-t", "fp32", 256, 4, reduction_transpose_fusion=True))
-    assert below == stock_sources[key("F1-t", 256, 4, "fp32")]
+    # 200 x 2 fp32 = 1600 bytes, below the default 2 KiB gate, though stock splits it
+    below = normalize(generate("F1-t", "fp32", 200, 2, reduction_transpose_fusion=True))
+    assert below == stock_sources[key("F1-t", 200, 2, "fp32")]
     assert len(kernel_launches(below)) == 3
 
 

@@ -19,7 +19,7 @@ from reduction_transpose_fusion_testing.processes import run_python
 
 def test_entries_are_registered_with_their_defaults():
     assert inductor_config.reduction_transpose_fusion is False
-    assert inductor_config.reduction_transpose_fusion_min_bytes == 8192
+    assert inductor_config.reduction_transpose_fusion_min_bytes == 2048
     assert inductor_config.reduction_transpose_fusion_profitability is True
     assert inductor_config.reduction_transpose_fusion_launch_config == ""
     with inductor_config.patch(reduction_transpose_fusion=True, reduction_transpose_fusion_min_bytes=5):
@@ -168,8 +168,8 @@ def test_a_bad_value_fails_any_graph_that_compiles_with_the_flag_on(option):
     (f"RSPLIT={2**31}", "grid x limit"),
     ("FINISH_GROUP=24", "FINISH_GROUP=24 is not a multiple of 16"),
     ("FINISH_GROUP=\uff11\uff16", "bad item"),  # full-width digits are not an int of the config's grammar
-    ("PREFETCH=2", "PREFETCH, INT32_SIZES, SHIFT_LAST_TILE, ROW_TILE_GRID, EVICT_FIRST, STREAM_STORES: 0 or 1"),
-    ("SHIFT_LAST_TILE=3", "PREFETCH, INT32_SIZES, SHIFT_LAST_TILE, ROW_TILE_GRID, EVICT_FIRST, STREAM_STORES: 0 or 1"),
+    ("PREFETCH=2", "PREFETCH, INT32_SIZES, SHIFT_LAST_TILE, ROW_TILE_GRID, EVICT_FIRST, STREAM_STORES, UNSPLIT: 0 or 1"),
+    ("SHIFT_LAST_TILE=3", "PREFETCH, INT32_SIZES, SHIFT_LAST_TILE, ROW_TILE_GRID, EVICT_FIRST, STREAM_STORES, UNSPLIT: 0 or 1"),
     ("RSPLIT=0", "bad item"),  # only TILES_PER_PROGRAM takes 0
     ("XBLOCK=0", "bad item"),
     ("XBLOCK=64,XBLOCK=16", "XBLOCK is given twice"),
@@ -236,7 +236,7 @@ def test_torch_logs_enables_the_decision_log():
 
 def test_each_site_is_logged_fused_or_skipped_with_why(decisions):
     case = families.CASES["F1-t"]
-    for rows, cols in ((4096, 1024), (64, 1024), (256, 4)):
+    for rows, cols in ((4096, 1024), (64, 1024), (200, 2)):
         interpret.generate(case.fn, interpret.fake_inputs(*case.specs(rows, cols, torch.float32)),
                            reduction_transpose_fusion=True)
     text = "\n".join(decisions)
@@ -244,7 +244,7 @@ def test_each_site_is_logged_fused_or_skipped_with_why(decisions):
     assert "candidate clone + sum_1 (x=arg0_1, float32, N=4096, C=1024, 16777216 bytes)" in text
     assert ("skip clone + sum_1 (x=arg0_1, float32, N=64, C=1024, 262144 bytes): stock already emits one unsplit "
             "kernel (N=64: its split factor is 1") in text
-    assert "skip clone + sum_1 (x=arg0_1, float32, N=256, C=4, 4096 bytes): 4096 bytes transposed < gate 8192" in text
+    assert "skip clone + sum_1 (x=arg0_1, float32, N=200, C=2, 1600 bytes): 1600 bytes transposed < gate 2048" in text
 
 
 IMPORTED = "import sys, torch; print('reduction_transpose_fusion' in sys.modules)"

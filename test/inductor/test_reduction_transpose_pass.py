@@ -49,7 +49,7 @@ def site(rows, cols, fn=families.f1_t, dtype=torch.float32):
 
 
 def test_skip_reasons_in_order():
-    assert "gate" in rt.skip_reason(site(256, 4))  # 4 KiB, below the default 8 KiB
+    assert "gate" in rt.skip_reason(site(200, 2))  # 1600 bytes, below the default 2 KiB
     assert "one unsplit kernel (N=128: its split factor is 1" in rt.skip_reason(site(128, 4096))
     # stock splits, but half a MB is predicted no faster fused (the cost model: the fixed cost about equals the
     # launches it saves)
