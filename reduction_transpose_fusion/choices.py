@@ -98,6 +98,7 @@ class ReductionTransposeChoices(InductorChoices):
         no_grid = _no_row_tile_grid(features)
         vector = dict(vector_rows=_vector_rows(features.reduction_numel), vector_cols=_vector_cols(features.numel),
                       row_tile_grid=no_grid is None, widest_load=widest_load)
+        override.pop("UNSPLIT", None)  # 0 here: the package's launch
         try:
             launch = _launch(names, features, no_grid, cols, rows, narrowest, widest, num_sms, override, ops,
                              reductions, producer_ops, static_rows, moved, static_cols, vector)

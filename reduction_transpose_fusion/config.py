@@ -114,7 +114,8 @@ ENTRIES = (
 LAUNCH_KEYS = ("XBLOCK", "R0_BLOCK", "RSPLIT", "num_warps", "num_stages", "TILES_PER_PROGRAM", "FINISH_GROUP",
                "PREFETCH", "INT32_SIZES", "SHIFT_LAST_TILE", "ROW_TILE_GRID", "EVICT_FIRST", "STREAM_STORES", "UNSPLIT")
 # Keys whose value is a switch, 0 or 1, not a positive count.  UNSPLIT=1: Inductor's own launch of the unsplit
-# reduction (one program per column block walks all N rows; its configs timed at the first call), the other keys unused
+# reduction (a few columns a program walk all N rows; its configs timed at the first call), alone; UNSPLIT=0: the
+# package's launch (the default where the cost model predicts the split faster)
 _SWITCH_KEYS = ("PREFETCH", "INT32_SIZES", "SHIFT_LAST_TILE", "ROW_TILE_GRID", "EVICT_FIRST", "STREAM_STORES",
                 "UNSPLIT")
 # Keys that take 0 too: TILES_PER_PROGRAM=0 is one wave of looping programs
@@ -297,6 +298,9 @@ def _parse_launch_override(text) -> dict[str, int]:
                 "each key once"
             )
         out[key] = value
+    if out.get("UNSPLIT") and len(out) > 1:
+        raise ValueError(f"reduction_transpose_fusion_launch_config: UNSPLIT=1 is Inductor's own launch and takes no "
+                         f"other key ({text!r})")
     warps = out.get("num_warps", 1)
     if warps & (warps - 1) or warps > MAX_NUM_WARPS:
         raise ValueError(f"reduction_transpose_fusion_launch_config: num_warps={warps} is not a power of two "

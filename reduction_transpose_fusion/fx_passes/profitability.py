@@ -138,7 +138,8 @@ class Estimate:
 
 
 def estimate(rows: int, cols: int, reductions: int, stock_bytes: int, fused_bytes: int, rsplit: int,
-             xblock: int, model: Model = MODEL, walk: bool = False, walk_model: WalkModel = WALK) -> Estimate:
+             xblock: int, model: Model = MODEL, walk: bool = False, walk_model: WalkModel = WALK,
+             split: bool = True) -> Estimate:
     """The model above for a site stock splits.
 
     Args:
@@ -151,12 +152,13 @@ def estimate(rows: int, cols: int, reductions: int, stock_bytes: int, fused_byte
         model: the constants (``benchmarks.fit_cost_model`` fits others).
         walk: whether the walk is a choice (static sizes, no expert launch; ``reduction_transpose.walk_allowed``).
         walk_model: the walk's constants.
+        split: whether the split is a choice (not under the expert's ``UNSPLIT=1``; then ``split_us`` is ``inf``).
     """
     programs = rsplit * -(-cols // xblock)
     stock_kernels = 2 + reductions
     stock = stock_kernels * model.stock_launch_us + stock_bytes / 1e6 / model.stock_mb_per_us
-    split = (model.finish_us_per_partial * rsplit * reductions
-             + max(model.fused_fixed_us + fused_bytes / 1e6 / model.fused_mb_per_us,
-                   model.row_us * reductions * math.ceil(rows / rsplit)))
+    split_time = (model.finish_us_per_partial * rsplit * reductions
+                  + max(model.fused_fixed_us + fused_bytes / 1e6 / model.fused_mb_per_us,
+                        model.row_us * reductions * math.ceil(rows / rsplit))) if split else math.inf
     walk_time = walk_us(rows, cols, fused_bytes, walk_model) if walk else math.inf
-    return Estimate(stock, split, walk_time, stock_kernels, stock_bytes / 1e6, fused_bytes / 1e6, programs)
+    return Estimate(stock, split_time, walk_time, stock_kernels, stock_bytes / 1e6, fused_bytes / 1e6, programs)

@@ -456,9 +456,10 @@ def predicted_launch(site: Site, reductions: int, row_tiles: bool) -> LaunchConf
     rows, cols = site.hints
     moved = site.u_bytes + site.v_bytes - site.shared_bytes + site.itemsize
     static_rows, static_cols = site.rows.is_number, site.cols.is_number
+    override = {k: v for k, v in config.launch_override().items() if k != "UNSPLIT"}  # UNSPLIT=1 comes alone
     return launch_config(
         cols, rows, site.narrowest, site.widest, DeviceProperties.create(_device(site)).multi_processor_count,
-        config.launch_override(), site.op_count, reductions, site.producer_ops, static_rows, moved, static_cols,
+        override, site.op_count, reductions, site.producer_ops, static_rows, moved, static_cols,
         vector_rows=static_rows or vector_rows(site.rows, rows),
         vector_cols=static_cols or sympy.Mod(site.cols, VECTOR_MULTIPLE) == 0, row_tile_grid=row_tiles)
 
@@ -471,18 +472,20 @@ def predicted_estimate(site: Site, reductions: int, row_tiles: bool,
     moved = site.u_bytes + site.v_bytes - site.shared_bytes + site.itemsize
     launch = launch or predicted_launch(site, reductions, row_tiles)
     stock_bytes = (site.u_bytes + site.v_bytes + site.itemsize) * rows * cols
+    unsplit = bool(config.launch_override().get("UNSPLIT"))  # the expert's walk: the split is no choice
     return profitability.estimate(rows, cols, reductions, stock_bytes, moved * rows * cols, launch.RSPLIT,
-                                  launch.XBLOCK, walk=walk_allowed(site))
+                                  launch.XBLOCK, walk=unsplit or walk_allowed(site), split=not unsplit)
 
 
 def walk_allowed(site: Site) -> bool:
-    """Whether the fused kernel may take Inductor's own launch of the unsplit reduction (the walk of
-    :mod:`.profitability`): an expert's ``UNSPLIT=1`` asks for it and any other launch override rules it out; else
-    only with static N and C, the sizes its model was measured at (with a dynamic N Inductor walks 1-8 rows a step)."""
-    override = config.launch_override()
-    if override:
-        return bool(override.get("UNSPLIT"))
-    return bool(site.rows.is_number and site.cols.is_number)
+    """Whether the cost model may choose Inductor's own launch of the unsplit reduction (the walk of
+    :mod:`.profitability`) for ``site``: no expert launch (``UNSPLIT=1`` asks for the walk, any other key for the
+    package's launch), static N and C (the sizes its model was measured at: with a dynamic N Inductor walks 1-8 rows
+    a step), and a reduction stock splits (where stock emits one unsplit kernel, a wide C, the walk is stock's own
+    kernel, and the package's launch was measured faster)."""
+    if config.launch_override() or not (site.rows.is_number and site.cols.is_number):
+        return False
+    return site.hints is not None and not _wide(site) and stock_split_factor(site) > 1
 
 
 def expects_row_tiles(graph: torch.fx.Graph, site: Site, reductions: int) -> bool:

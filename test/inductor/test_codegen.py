@@ -183,9 +183,21 @@ def test_the_walk_only_with_static_sizes_and_no_other_expert_launch(decisions):
     (walk,) = interpret.kernel_sources(generate("F1-t", "fp32", 8192, 64, **ON,
                                                 reduction_transpose_fusion_launch_config="UNSPLIT=1")).values()
     assert "@triton_heuristics.reduction(" in walk and "sem_ptr" not in walk
-    (split,) = interpret.kernel_sources(generate("F1-t", "fp32", 200, 64, **ON,
-                                                 reduction_transpose_fusion_launch_config="num_warps=4")).values()
-    assert fixed_launch(split)["RSPLIT"] >= 1 and "sem_ptr" in split
+    for launch in ("num_warps=4", "UNSPLIT=0"):
+        (split,) = interpret.kernel_sources(generate("F1-t", "fp32", 200, 64, **ON,
+                                                     reduction_transpose_fusion_launch_config=launch)).values()
+        assert "sem_ptr" in split and "RSPLIT" in fixed_launch(split), launch
+
+
+def test_the_cost_model_prices_the_launch_it_emits(decisions):
+    """Under the expert's UNSPLIT=1 the model prices the walk alone (thousands of rows: slower than stock, so the
+    site stays stock's); a wide C with few rows, which stock emits unsplit, keeps the package's launch."""
+    src = generate("F1-t", "fp32", 16384, 1024, reduction_transpose_fusion=True,
+                   reduction_transpose_fusion_launch_config="UNSPLIT=1")
+    assert len(interpret.kernel_names(src)) == 3
+    assert any("cost model predicts no clear gain" in line and "the walk" in line for line in decisions)
+    (wide,) = interpret.kernel_sources(generate("F1-t", "fp32", 67, 16124, **ON)).values()
+    assert fixed_launch(wide)["RSPLIT"] == 1 and "@triton_heuristics.fixed_config(" in wide
 
 
 def test_below_the_gate_is_stock(stock_sources):

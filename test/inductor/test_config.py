@@ -167,6 +167,7 @@ def test_a_bad_value_fails_any_graph_that_compiles_with_the_flag_on(option):
     ("R0_BLOCK=1", "R0_BLOCK=1 is not a power of two of at least 2"),
     (f"RSPLIT={2**31}", "grid x limit"),
     ("FINISH_GROUP=24", "FINISH_GROUP=24 is not a multiple of 16"),
+    ("UNSPLIT=1,num_warps=8", "UNSPLIT=1 is Inductor's own launch and takes no other key"),
     ("FINISH_GROUP=\uff11\uff16", "bad item"),  # full-width digits are not an int of the config's grammar
     ("PREFETCH=2", "PREFETCH, INT32_SIZES, SHIFT_LAST_TILE, ROW_TILE_GRID, EVICT_FIRST, STREAM_STORES, UNSPLIT: 0 or 1"),
     ("SHIFT_LAST_TILE=3", "PREFETCH, INT32_SIZES, SHIFT_LAST_TILE, ROW_TILE_GRID, EVICT_FIRST, STREAM_STORES, UNSPLIT: 0 or 1"),

@@ -643,8 +643,9 @@ def combo_algorithm(request):
 def test_combo_kernels_leave_the_fused_sites_alone(decisions, combo_algorithm):
     """``combo_kernels=True`` packed both sites' unsplit reductions into one combo kernel with Inductor's own launch
     (C / XBLOCK programs, no wide launch, nothing logged).  The sites now keep their own fused kernels; the two row
-    sums still share a combo kernel, with Inductor's algorithm or one the user set."""
-    x, y = randn(300, 200), randn(260, 100, seed=1)
+    sums still share a combo kernel, with Inductor's algorithm or one the user set.  (Rows enough for the split
+    launch: a site of a few hundred rows walks, Inductor's own kernel, which may join a combo kernel.)"""
+    x, y = randn(3000, 200), randn(2600, 100, seed=1)
     fused, stock = compile_both(sites_beside_row_sums, [x, y], combo_kernels=True)
     kernels = interpret.kernel_sources(fused)
     combo = [k for k in kernels.values() if "combo_grid_meta" in k]
