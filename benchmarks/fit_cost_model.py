@@ -123,8 +123,9 @@ def report_choice(lab: list[pathlib.Path], model: profitability.Model, walk: pro
         for threshold in (1.0, 1.1, 1.2):
             fuse = predicted >= threshold
             kept = np.where(fuse, measured, 1.0)
-            lines.append(f"{path.stem}: fuse where predicted >= {threshold}: {fuse.sum()} of {len(r)} ({(fuse & walks).sum()} "
-                         f"walks), {int((fuse & (measured < 0.97)).sum())} slower than stock by > 3%, geomean "
+            lines.append(f"{path.stem}: fuse where predicted >= {threshold}: {fuse.sum()} of {len(r)} "
+                         f"({(fuse & walks).sum()} walks), {int((fuse & (measured < 0.97)).sum())} slower than stock "
+                         "by > 3%, geomean "
                          f"{math.exp(np.log(kept).mean()):.3f}x (the faster launch at every site: "
                          f"{math.exp(np.log(np.maximum(best, 1)).mean()):.3f}x)")
     return "\n".join(lines)

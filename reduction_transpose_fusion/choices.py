@@ -30,8 +30,8 @@ from torch._inductor.runtime.hints import DeviceProperties
 from . import _torch_private, config
 from ._torch_private import DisableReduction, EnableReduction, FixedTritonConfig, V
 from .codegen.triton import FINISH_COMBINE, ReductionTransposeTritonKernel
-from .fx_passes.reduction_transpose import (FLAGGED_DTYPES, META_KEY, VECTOR_MULTIPLE, Site, package_hash, predicted_estimate,
-                                           row_symbol, row_tile_grid_available, vector_rows)
+from .fx_passes.reduction_transpose import (FLAGGED_DTYPES, META_KEY, VECTOR_MULTIPLE, Site, package_hash,
+                                           predicted_estimate, row_symbol, row_tile_grid_available, vector_rows)
 from .runtime.triton_heuristics import (MAX_RSPLIT, STOCK_LAUNCH, LaunchConfig, WorkspaceBoundError,
                                         candidate_override, changed_overrides, even_rsplit, launch_config, wide_fp8_cast)
 from .scheduler import origins, sites_in
@@ -107,9 +107,12 @@ class ReductionTransposeChoices(InductorChoices):
                 raise
             log.info("skip %s: %s; Inductor's own launch of the unsplit reduction", names, e)
             return kwargs
-        # the walk was measured on single-loop kernels only (a result read in a later loop is left to stock's split)
-        guess = predicted_estimate(site, reductions, launch.row_tile_grid, launch)
-        if guess.walk and not override and _single_loop(features):
+        last_block = _single_loop(features)
+        # the walk was measured on single-loop kernels only (a result read in a later loop is left to stock's split);
+        # a launch candidate or an expert launch is the package's
+        walk_is_a_choice = last_block and not override
+        guess = predicted_estimate(site, reductions, launch.row_tile_grid, launch) if walk_is_a_choice else None
+        if guess and guess.walk:
             _log_decision(sites, copies, names,
                           f"Inductor's own launch of the unsplit reduction (the cost model: {guess.describe()})", None)
             return kwargs
@@ -121,7 +124,6 @@ class ReductionTransposeChoices(InductorChoices):
         shift = launch.shift_last_tile and _rows_fill_a_tile(features.reduction_numel, launch.R0_BLOCK)
         launch = changed_overrides(override, launch, dataclasses.replace(launch, shift_last_tile=shift),
                                    f"N={features.reduction_numel} may be fewer rows than one tile of {launch.R0_BLOCK}")
-        last_block = _single_loop(features)
         _log_decision(sites, copies, names, launch, last_block)
         for note in launch.notes:
             log.info("%s: launch override %s", names, note)
