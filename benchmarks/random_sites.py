@@ -71,11 +71,12 @@ VARIANTS = {"fused": harness.FUSED, "forced": harness.FORCED,
 CANDIDATE_VARIANTS = {"tiles1": "TILES_PER_PROGRAM=1", "wave": "TILES_PER_PROGRAM=0", "prefetch": "PREFETCH=1"}
 VARIANTS |= {name: harness.FUSED | {"reduction_transpose_fusion_launch_config": launch}
              for name, launch in CANDIDATE_VARIANTS.items()}
-# every safe site fused with one launch and no candidate timed: the rules' launch, Inductor's own launch of the unsplit
-# reduction (one program per column block walks all N rows) and the package's kernel on that grid (the data behind
-# the cost model's choice between a split and a walk, fx_passes/profitability.py)
-FORCED_LAUNCHES = {"forced_rules": "", "forced_unsplit": "UNSPLIT=1", "forced_rsplit1": "RSPLIT=1",
-                   "forced_rsplit1p": "RSPLIT=1,PREFETCH=1"}
+# every safe site fused with one launch and no candidate timed: the rules' launch with the last-program finish and
+# with the separate finish, Inductor's own launch of the unsplit reduction (one program per column block walks all N
+# rows) and the package's kernel on that grid (the data behind the cost model's choice of launch,
+# fx_passes/profitability.py)
+FORCED_LAUNCHES = {"forced_rules": "SEPARATE_FINISH=0", "forced_separate": "SEPARATE_FINISH=1",
+                   "forced_unsplit": "UNSPLIT=1", "forced_rsplit1": "RSPLIT=1", "forced_rsplit1p": "RSPLIT=1,PREFETCH=1"}
 VARIANTS |= {name: harness.FORCED | {"reduction_transpose_fusion_autotune": False,
                                      "reduction_transpose_fusion_launch_config": launch}
              for name, launch in FORCED_LAUNCHES.items()}

@@ -57,8 +57,9 @@ makes a block-and-scalar mask uint32; ``reduction_transpose_fusion_testing.inter
 |   (overridden), ``create_cse_var``, ``simd.constant_repr``, |   inside it; see ``ReductionTransposeTritonKernel``      |
 |   ``utils.triton_type``, ``ValueRanges.unknown``         |   and :func:`peers_var`                                   |
 | ``KernelArgs.workspace_args`` (the ``sem_ptr`` entry)    | a semaphores buffer apart from the grid barrier's, and    |
-|                                                          |   the flagged partials in it; see                         |
-|                                                          |   :func:`use_own_semaphores`, :func:`grow_semaphores`     |
+|                                                          |   the flagged partials in it, or none (the separate       |
+|                                                          |   finish); see :func:`use_own_semaphores`,                |
+|                                                          |   :func:`grow_semaphores`, :func:`drop_semaphores`        |
 |   and its name (``semaphores_rtf_…``)                    | the cpp wrapper's autotune block (``wrapper.py:3144``)    |
 |                                                          |   takes any other prefix than ``semaphore`` or            |
 |                                                          |   ``workspace`` for a graph buffer, and fails             |
@@ -172,6 +173,8 @@ __all__ = [
     "register_device_pass",
     "graph_devices",
     "register_grid_type",
+    "drop_semaphores",
+    "call_again",
     "register_log",
     "peers_var",
     "real_gpu_present",
@@ -637,6 +640,30 @@ def use_own_semaphores(kernel: TritonKernel) -> None:
     own_name = "semaphores_rtf_{}".format
     _replace_semaphores(kernel, lambda arg: dataclasses.replace(
         arg, outer_name=own_name(arg.outer_name.removeprefix("semaphores_"))))
+
+
+def drop_semaphores(kernel: TritonKernel) -> None:
+    """Remove the kernel's ``sem_ptr`` workspace, which ``init_cooperative_reduction`` asks for whether or not the
+    kernel uses it: a kernel with the separate finish takes no ticket, and a graph none of whose kernels asks for
+    semaphores makes no fill of them at each call.
+
+    Raises:
+        AssertionError: if the kernel has no semaphores entry (``init_cooperative_reduction`` has not run).
+    """
+    old = _replace_semaphores(kernel, lambda arg: None)
+    kernel.args.workspace_args.remove(None)
+    kernel.semaphores_name = f"<no semaphores: {old.inner_name} dropped>"  # a stray use fails Triton's compile
+
+
+def call_again(kernel: TritonKernel, name: str) -> None:
+    """Emit a call of kernel ``name`` with ``kernel``'s arguments, as ``TritonKernel.call_kernel`` emits
+    ``kernel``'s own (``triton.py:5753``), without allocating its workspaces again: the separate finish's finish
+    kernel, called right after the fused kernel, reads the partials the fused kernel left in them."""
+    wrapper = V.graph.wrapper_code
+    _, call_args, _, arg_types = kernel.args.python_argdefs()
+    kernel.add_numel_to_call_args(name, call_args, arg_types)
+    wrapper.generate_kernel_call(name, call_args, triton=True, arg_types=arg_types, triton_meta=kernel.triton_meta,
+                                 inductor_meta=kernel.inductor_meta)
 
 
 def grow_semaphores(kernel: TritonKernel, words):

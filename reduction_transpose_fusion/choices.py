@@ -31,7 +31,8 @@ from . import _torch_private, config
 from ._torch_private import DisableReduction, EnableReduction, FixedTritonConfig, V
 from .codegen.triton import FINISH_COMBINE, ReductionTransposeTritonKernel
 from .fx_passes.reduction_transpose import (FLAGGED_DTYPES, META_KEY, VECTOR_MULTIPLE, Site, package_hash,
-                                           predicted_estimate, row_symbol, row_tile_grid_available, vector_rows)
+                                           predicted_estimate, row_symbol, row_tile_grid_available,
+                                           separate_allowed, vector_rows)
 from .runtime.triton_heuristics import (MAX_RSPLIT, STOCK_LAUNCH, LaunchConfig, WorkspaceBoundError,
                                         candidate_override, changed_overrides, even_rsplit, launch_config, wide_fp8_cast)
 from .scheduler import origins, sites_in
@@ -99,6 +100,9 @@ class ReductionTransposeChoices(InductorChoices):
         vector = dict(vector_rows=_vector_rows(features.reduction_numel), vector_cols=_vector_cols(features.numel),
                       row_tile_grid=no_grid is None, widest_load=widest_load)
         override.pop("UNSPLIT", None)  # 0 here: the package's launch
+        separate_asked = override.pop("SEPARATE_FINISH", None)  # not a key of the launch rules
+        if separate_asked:
+            vector["row_tile_grid"] = False  # the row-tile grid's partials are flagged words
         try:
             launch = _launch(names, features, no_grid, cols, rows, narrowest, widest, num_sms, override, ops,
                              reductions, producer_ops, static_rows, moved, static_cols, vector)
@@ -110,7 +114,7 @@ class ReductionTransposeChoices(InductorChoices):
         last_block = _single_loop(features)
         # the walk was measured on single-loop kernels only (a result read in a later loop is left to stock's split);
         # a launch candidate or an expert launch is the package's
-        walk_is_a_choice = last_block and not override
+        walk_is_a_choice = last_block and not override and separate_asked is None
         guess = predicted_estimate(site, reductions, launch.row_tile_grid, launch) if walk_is_a_choice else None
         if guess and guess.walk:
             _log_decision(sites, copies, names,
@@ -124,13 +128,15 @@ class ReductionTransposeChoices(InductorChoices):
         shift = launch.shift_last_tile and _rows_fill_a_tile(features.reduction_numel, launch.R0_BLOCK)
         launch = changed_overrides(override, launch, dataclasses.replace(launch, shift_last_tile=shift),
                                    f"N={features.reduction_numel} may be fewer rows than one tile of {launch.R0_BLOCK}")
-        _log_decision(sites, copies, names, launch, last_block)
+        separate = _separate_finish(names, launch, last_block, separate_asked, guess)
+        _log_decision(sites, copies, names, launch, last_block, separate)
         for note in launch.notes:
             log.info("%s: launch override %s", names, note)
         # One row tile a program is Inductor's persistent cooperative reduction: no loop, so no [XBLOCK, R0_BLOCK]
         # accumulator (the kernel computes R0_BLOCK from RSPLIT, which is ceil(N / R0_BLOCK) here, and takes no
         # R0_BLOCK argument).  That R0_BLOCK is a constexpr, so N must be static.
-        persistent = launch.tiles_per_program == 1 and last_block and static_rows and not launch.row_tile_grid
+        persistent = (launch.tiles_per_program == 1 and last_block and static_rows and not launch.row_tile_grid
+                      and not separate)  # the finish kernel is the looped kernel without its loop
         fixed = {k: v for k, v in launch.as_dict().items() if not (persistent and k == "R0_BLOCK")}
         kwargs.update(
             override_cooperative_reduction=True,
@@ -149,8 +155,28 @@ class ReductionTransposeChoices(InductorChoices):
             int32_sizes=launch.int32_sizes,
             evict_first=launch.evict_first,
             stream_stores=launch.stream_stores,
+            separate_finish=separate,
         )
         return kwargs
+
+
+def _separate_finish(names: str, launch: LaunchConfig, last_block: bool, asked: Optional[int],
+                     guess: Optional[Any]) -> bool:
+    """Whether the fused kernel takes the separate finish: asked by ``SEPARATE_FINISH`` (the expert's or a launch
+    candidate's) or, with no launch override, the cost model's fastest launch (``guess``, an
+    :class:`..fx_passes.profitability.Estimate`), where the kernel allows it: one reduction loop (the last-program
+    finish), more than one program a column block, no row-tile grid, and the Python wrapper without multi-kernel
+    (:func:`..fx_passes.reduction_transpose.separate_allowed`)."""
+    wanted = bool(asked) if asked is not None else bool(guess and guess.separate)
+    if not wanted:
+        return False
+    why = ("a reduction result is read in a later loop" if not last_block else
+           "one program a column block has no partials to combine" if launch.RSPLIT < 2 else
+           "the row-tile grid's partials are flagged words" if launch.row_tile_grid else
+           None if separate_allowed(launch.row_tile_grid) else "the cpp wrapper, AOTInductor or multi-kernel")
+    if why:
+        log.info("%s: no separate finish (%s); the finish stays in the fused kernel", names, why)
+    return why is None
 
 
 def _launch(names, features, no_grid, cols, rows, narrowest, widest, num_sms, override, ops, reductions, producer_ops,
@@ -350,10 +376,12 @@ def _fused_copies(features, sites: list[Site]) -> list[str]:
 
 
 def _log_decision(sites: list[Site], copies: list[str], names: str, launch: LaunchConfig | str,
-                  last_block: bool | None) -> None:
+                  last_block: bool | None, separate: bool = False) -> None:
     """The decision record of a site that reaches codegen ("fused ..." where its copy is in the kernel); ``launch``
     is the package's launch or, with ``last_block`` None, a description of Inductor's own (whose finish it keeps)."""
-    finish = ("Inductor's own finish" if last_block is None else "last-program finish" if last_block else
+    finish = ("Inductor's own finish" if last_block is None else
+              "separate finish (a second kernel combines the partials)" if separate else
+              "last-program finish" if last_block else
               "grid-barrier finish (a reduction result is read in a later loop)")
     if copies:
         log.info("fused %s with transposed copy %s into one kernel (C=%s, N=%s); %s; %s",

@@ -112,12 +112,15 @@ ENTRIES = (
 )
 
 LAUNCH_KEYS = ("XBLOCK", "R0_BLOCK", "RSPLIT", "num_warps", "num_stages", "TILES_PER_PROGRAM", "FINISH_GROUP",
-               "PREFETCH", "INT32_SIZES", "SHIFT_LAST_TILE", "ROW_TILE_GRID", "EVICT_FIRST", "STREAM_STORES", "UNSPLIT")
+               "PREFETCH", "INT32_SIZES", "SHIFT_LAST_TILE", "ROW_TILE_GRID", "EVICT_FIRST", "STREAM_STORES", "UNSPLIT",
+               "SEPARATE_FINISH")
 # Keys whose value is a switch, 0 or 1, not a positive count.  UNSPLIT=1: Inductor's own launch of the unsplit
 # reduction (a few columns a program walk all N rows; its configs timed at the first call), alone; UNSPLIT=0: the
-# package's launch (the default where the cost model predicts the split faster)
+# package's launch (the default where the cost model predicts the split faster).  SEPARATE_FINISH=1: the package's
+# launch with the partials combined by a second kernel (no ticket, no semaphores), where the kernel allows it
+# (codegen/triton.py); 0: the finish in the fused kernel's last program
 _SWITCH_KEYS = ("PREFETCH", "INT32_SIZES", "SHIFT_LAST_TILE", "ROW_TILE_GRID", "EVICT_FIRST", "STREAM_STORES",
-                "UNSPLIT")
+                "UNSPLIT", "SEPARATE_FINISH")
 # Keys that take 0 too: TILES_PER_PROGRAM=0 is one wave of looping programs
 _ZERO_KEYS = ("TILES_PER_PROGRAM",)
 _LAUNCH_ITEM = re.compile(r"^\s*(\w+)\s*=\s*(\d+)\s*$", re.ASCII)

@@ -84,8 +84,8 @@ import torch._inductor.config as inductor_config
 
 from .. import _torch_private
 from .._torch_private import CeilDiv, TritonKernel, TritonScheduling
-from ..runtime.triton_heuristics import (AUTOTUNE_CANDIDATES, MAX_AUTOTUNE_CANDIDATES, STOCK_LAUNCH, RowTileGrid,
-                                         fastest_candidate, launch_candidate)
+from ..runtime.triton_heuristics import (AUTOTUNE_CANDIDATES, MAX_AUTOTUNE_CANDIDATES, STOCK_LAUNCH, FinishGrid,
+                                         RowTileGrid, fastest_candidate, launch_candidate)
 
 log = logging.getLogger(__name__)
 
@@ -124,6 +124,13 @@ SHIFTED_OFFSET_LINE = ("r0_offset = tl.minimum(rsplit_start, rnumel - RBLOCK)  #
                        "row N")
 ROW_MASK_LINE = "r0_mask = r0_index < r0_numel"
 OWN_ROWS_MASK_LINE = "r0_mask = r0_index >= rsplit_start  # the rows before are the tile before's"
+# The separate finish (``separate_finish=True``): the fused kernel decides that no program finishes, and the finish
+# kernel (:func:`finish_kernel_source`) that its one program a column block does
+SEPARATE_FINISH_LINE = "rsplit_is_last = False  # the finish kernel combines the partials (separate finish)"
+FINISH_KERNEL_LINE = "rsplit_is_last = True  # the finish kernel: one program a column block, no rows"
+# A program's partials store (stock's [C, RSPLIT] layout and the chunked [RSPLIT, C] one), which the finish kernel,
+# whose one program a column block has rsplit_id 0, must not repeat over the fused kernel's row 0
+_PARTIALS_STORE = re.compile(r"^\s*tl\.store\(\w+_ws \+ \(.*$\n", re.M)
 # A looped reduction's accumulator update, Inductor's only use of the row mask besides loads and stores
 _ACCUMULATE = re.compile(r"^(_tmp\d+) = tl\.where\([^,]*\br0_mask\b[^,]*, tmp\d+, \1\)$")
 
@@ -150,13 +157,16 @@ class ReductionTransposeTritonKernel(TritonKernel):
     def __init__(self, *args, last_block_finish: bool = False, ordinary_launch: bool = False,
                  chunked_finish: bool = False, flagged_partials: bool = False, finish_group: int = 0,
                  prefetch: bool = False, row_tile_grid: bool = False, shift_last_tile: bool = False,
-                 int32_sizes: bool = False, evict_first: bool = True, stream_stores: bool = False, **kwargs):
-        self.prefetch = prefetch
+                 int32_sizes: bool = False, evict_first: bool = True, stream_stores: bool = False,
+                 separate_finish: bool = False, **kwargs):
+        self.separate_finish = separate_finish and last_block_finish
+        self.prefetch = prefetch and not self.separate_finish  # the finish kernel drops the loop, not a prologue
         self.evict_first = evict_first
         self.stream_stores = stream_stores
         self.last_block_finish = last_block_finish
         self.chunked_finish = chunked_finish and last_block_finish
-        self.flagged_partials = flagged_partials and self.chunked_finish
+        # flagged words live in the zero-filled semaphores buffer, which the separate finish exists to drop
+        self.flagged_partials = flagged_partials and self.chunked_finish and not self.separate_finish
         self.row_tile_grid = row_tile_grid and self.flagged_partials
         self.shift_last_tile = shift_last_tile and self.row_tile_grid
         self.int32_sizes = int32_sizes and last_block_finish
@@ -173,7 +183,9 @@ class ReductionTransposeTritonKernel(TritonKernel):
 
     def init_cooperative_reduction(self):
         super().init_cooperative_reduction()
-        if self.last_block_finish:  # Inductor's grid barriers may leave their semaphores at 0x80000000
+        if self.separate_finish:  # no ticket: no semaphores, and no fill of them at each graph call
+            _torch_private.drop_semaphores(self)
+        elif self.last_block_finish:  # Inductor's grid barriers may leave their semaphores at 0x80000000
             _torch_private.use_own_semaphores(self)
         # every partials row starts 16-byte aligned, whatever the dtypes of the rows before it
         self.cooperative_reduction_workspace_cache = _torch_private.AlignedWorkspaceCache(self.args)
@@ -207,7 +219,9 @@ class ReductionTransposeTritonKernel(TritonKernel):
 
     def _ticket_code(self) -> str:
         sem = f"{self.semaphores_name} + tl.program_id(1)"
-        if self._flagged_combines and not self._ticketed_combines:
+        if self.separate_finish:
+            decide = [SEPARATE_FINISH_LINE]
+        elif self._flagged_combines and not self._ticketed_combines:
             decide = [f"{LAUNCH_ORDER_FINISHER}  # the column block's last program in launch order"]
         else:
             decide = [
@@ -360,6 +374,42 @@ class ReductionTransposeTritonKernel(TritonKernel):
                          "load", name or "kernel")
             src = prefetched or src
         return src
+
+    def call_kernel(self, name, node=None, deallocate_ws=True):
+        """Stock's call, then with the separate finish the finish kernel's (named by the scheduling's
+        ``define_kernel``) on the same arguments, the workspaces alive across both."""
+        if not self.separate_finish:
+            return super().call_kernel(name, node, deallocate_ws)
+        super().call_kernel(name, node, deallocate_ws=False)
+        _torch_private.call_again(self, self.finish_kernel_name)
+        if deallocate_ws:
+            self.deallocate_workspaces()
+
+
+def finish_kernel_source(source: str) -> str:
+    """The finish kernel of a fused kernel with the separate finish (``source``, whose programs only store their
+    partials): the same source with no row loop, no partials store, every program a finisher
+    (:data:`FINISH_KERNEL_LINE`) and :class:`..runtime.triton_heuristics.FinishGrid`'s one program a column block.
+    Its arguments are the fused kernel's, so one call line serves both; it reads only the partials workspace and
+    writes only the reduction results (and whatever Inductor computes from them after the finish).
+
+    Raises:
+        AssertionError: if ``source`` is not a looped kernel with the separate finish and at least one partials store
+            (Inductor changed how it writes them).
+    """
+    loop = _row_loop(source)
+    if loop is None or source.count(SEPARATE_FINISH_LINE) != 1 or source.count(_COOPERATIVE_GRID) != 1:
+        raise AssertionError("not a looped kernel with the separate finish")
+    before, _, _, after = loop
+    finish, stores = _PARTIALS_STORE.subn("", before.rstrip(" ") + "\n".join(after))
+    if not stores:
+        raise AssertionError("no partials store in the kernel with the separate finish")
+    return finish.replace(SEPARATE_FINISH_LINE, FINISH_KERNEL_LINE).replace(_COOPERATIVE_GRID, _FINISH_GRID)
+
+
+# how the kernel's source names its grid (TritonKernel.inductor_meta, printed as a dict), and the finish kernel's
+_COOPERATIVE_GRID = "'grid_type': 'CooperativeReductionGrid'"
+_FINISH_GRID = f"'grid_type': '{FinishGrid.__name__}'"
 
 
 def one_program_per_row_tile(source: str, shift_last_tile: bool = False) -> str:
@@ -567,6 +617,14 @@ class ReductionTransposeTritonScheduling(TritonScheduling):
         with launch_candidate(self._fastest(kernel_features, candidates)):
             return super().codegen_node_schedule(kernel_features)
 
+    def define_kernel(self, src_code, node_schedule, kernel):
+        """Stock's, and for a kernel with the separate finish its finish kernel too (:func:`finish_kernel_source`),
+        whose name the kernel's ``call_kernel`` calls after its own."""
+        name = super().define_kernel(src_code, node_schedule, kernel)
+        if getattr(kernel, "separate_finish", False):
+            kernel.finish_kernel_name = super().define_kernel(finish_kernel_source(src_code), node_schedule, kernel)
+        return name
+
     def _launch_candidates(self, features) -> tuple[dict[str, int], ...]:
         from .. import config  # config imports this module
         from ..scheduler import sites_in
@@ -619,7 +677,10 @@ class ReductionTransposeTritonScheduling(TritonScheduling):
         error): a failed timing costs the site that candidate, never the compile.  ``every_config``: the fastest of
         the kernel's configs (``_torch_private.time_kernel_source``)."""
         try:
-            return _torch_private.time_kernel_source(self, source, nodes, every_config=every_config)
+            ms = _torch_private.time_kernel_source(self, source, nodes, every_config=every_config)
+            if SEPARATE_FINISH_LINE in source:  # and its finish kernel, launched after it
+                ms += _torch_private.time_kernel_source(self, finish_kernel_source(source), nodes)
+            return ms
         except Exception as e:  # noqa: BLE001
             log.info("%s: launch candidate %s not timed: %s", names, _describe(candidate), e)
             if isinstance(e, torch.cuda.OutOfMemoryError):

@@ -68,11 +68,17 @@ class Model:
     fused_mb_per_us: float = 3.02
     finish_us_per_partial: float = 4.68e-3
     row_us: float = 6.96e-3
+    # the separate finish's fixed cost: two launches, no ticket and no semaphore fill (module docstring)
+    separate_fixed_us: float = 3.0
 
 
 MODEL = Model()
 # a site fuses where the model predicts at least this speedup (fit_cost_model: 3 losses in 224 sites at 1.1, 18 at 1.0)
 MIN_PREDICTED_SPEEDUP = 1.1
+# The separate finish is taken where it predicts at least this gain over the split: the spread of CUDA-graph replay on
+# sites of a few µs (as runtime.triton_heuristics.AUTOTUNE_MARGIN).  Its fixed cost is all it saves, so large sites,
+# whose launches the sweeps tuned with the last-program finish, keep it.
+SEPARATE_MIN_GAIN = 0.03
 
 
 @dataclasses.dataclass(frozen=True)
@@ -103,9 +109,10 @@ def walk_us(rows: int, cols: int, fused_bytes: int, model: WalkModel = WALK) -> 
 
 @dataclasses.dataclass(frozen=True)
 class Estimate:
-    """Predicted µs of stock's kernels and of the fused kernel's two launches for one site: the split (``RSPLIT``
-    programs a column block and the last-program finish) and the walk (``inf`` where it is not a choice).
-    :attr:`fused_us` is the faster, :attr:`speedup` stock / fused."""
+    """Predicted µs of stock's kernels and of the fused kernel's launches for one site: the split (``RSPLIT``
+    programs a column block and the last-program finish), the same split with the separate finish, and the walk
+    (``inf`` where one is not a choice).  :attr:`fused_us` is the fastest, :attr:`launch` its name, :attr:`speedup`
+    stock / fused."""
 
     stock_us: float
     split_us: float
@@ -114,32 +121,48 @@ class Estimate:
     stock_mb: float
     fused_mb: float
     programs: int
+    separate_us: float = math.inf
+
+    @property
+    def launches(self) -> dict[str, float]:
+        """{launch: predicted µs}, in the order a tie goes (the split, then the separate finish, then the walk)."""
+        return {"split": self.split_us, "separate finish": self.separate_us, "walk": self.walk_us}
+
+    @property
+    def launch(self) -> str:
+        """The launch predicted fastest: ``"split"``, ``"separate finish"`` or ``"walk"``."""
+        return min(self.launches, key=self.launches.get)
 
     @property
     def fused_us(self) -> float:
-        return min(self.split_us, self.walk_us)
+        return self.launches[self.launch]
 
     @property
     def walk(self) -> bool:
-        """True if the walk is predicted faster than the split."""
-        return self.walk_us < self.split_us
+        """True if the walk is predicted the fastest launch."""
+        return self.launch == "walk"
+
+    @property
+    def separate(self) -> bool:
+        """True if the split with the separate finish is predicted the fastest launch."""
+        return self.launch == "separate finish"
 
     @property
     def speedup(self) -> float:
         return self.stock_us / self.fused_us
 
     def describe(self) -> str:
-        launch = (f"the walk {self.walk_us:.1f} us" if self.walk else
-                  f"the split {self.split_us:.1f} us ({self.programs} programs)")
-        walk = "" if self.walk or self.walk_us == math.inf else f", walk {self.walk_us:.1f} us"
-        return (f"predicted fused {launch} ({self.fused_mb:.2f} MB{walk}) against "
-                f"stock's {self.stock_us:.1f} us ({self.stock_kernels} kernels, {self.stock_mb:.2f} MB): "
+        programs = "" if self.walk else f" ({self.programs} programs)"
+        others = "".join(f", {name} {us:.1f} us" for name, us in self.launches.items()
+                         if name != self.launch and us != math.inf)
+        return (f"predicted fused the {self.launch} {self.fused_us:.1f} us{programs} ({self.fused_mb:.2f} MB{others}) "
+                f"against stock's {self.stock_us:.1f} us ({self.stock_kernels} kernels, {self.stock_mb:.2f} MB): "
                 f"{self.speedup:.2f}x")
 
 
 def estimate(rows: int, cols: int, reductions: int, stock_bytes: int, fused_bytes: int, rsplit: int,
              xblock: int, model: Model = MODEL, walk: bool = False, walk_model: WalkModel = WALK,
-             split: bool = True) -> Estimate:
+             split: bool = True, separate: bool = False) -> Estimate:
     """The model above for a site stock splits.
 
     Args:
@@ -153,12 +176,22 @@ def estimate(rows: int, cols: int, reductions: int, stock_bytes: int, fused_byte
         walk: whether the walk is a choice (static sizes, no expert launch; ``reduction_transpose.walk_allowed``).
         walk_model: the walk's constants.
         split: whether the split is a choice (not under the expert's ``UNSPLIT=1``; then ``split_us`` is ``inf``).
+        separate: whether the separate finish is a choice (``reduction_transpose.separate_allowed``; more than one
+            program a column block).
     """
     programs = rsplit * -(-cols // xblock)
     stock_kernels = 2 + reductions
     stock = stock_kernels * model.stock_launch_us + stock_bytes / 1e6 / model.stock_mb_per_us
-    split_time = (model.finish_us_per_partial * rsplit * reductions
-                  + max(model.fused_fixed_us + fused_bytes / 1e6 / model.fused_mb_per_us,
-                        model.row_us * reductions * math.ceil(rows / rsplit))) if split else math.inf
+
+    def split_us(fixed_us: float) -> float:
+        return (model.finish_us_per_partial * rsplit * reductions
+                + max(fixed_us + fused_bytes / 1e6 / model.fused_mb_per_us,
+                      model.row_us * reductions * math.ceil(rows / rsplit)))
+
+    split_time = split_us(model.fused_fixed_us) if split else math.inf
+    separate_time = split_us(model.separate_fixed_us) if split and separate and rsplit > 1 else math.inf
+    if separate_time * (1 + SEPARATE_MIN_GAIN) > split_time:  # a gain within the timing noise: keep the measured split
+        separate_time = math.inf
     walk_time = walk_us(rows, cols, fused_bytes, walk_model) if walk else math.inf
-    return Estimate(stock, split_time, walk_time, stock_kernels, stock_bytes / 1e6, fused_bytes / 1e6, programs)
+    return Estimate(stock, split_time, walk_time, stock_kernels, stock_bytes / 1e6, fused_bytes / 1e6, programs,
+                    separate_time)

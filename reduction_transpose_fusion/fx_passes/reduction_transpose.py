@@ -456,7 +456,8 @@ def predicted_launch(site: Site, reductions: int, row_tiles: bool) -> LaunchConf
     rows, cols = site.hints
     moved = site.u_bytes + site.v_bytes - site.shared_bytes + site.itemsize
     static_rows, static_cols = site.rows.is_number, site.cols.is_number
-    override = {k: v for k, v in config.launch_override().items() if k != "UNSPLIT"}  # UNSPLIT=1 comes alone
+    # UNSPLIT=1 comes alone; SEPARATE_FINISH changes the finish, not the launch
+    override = {k: v for k, v in config.launch_override().items() if k not in ("UNSPLIT", "SEPARATE_FINISH")}
     return launch_config(
         cols, rows, site.narrowest, site.widest, DeviceProperties.create(_device(site)).multi_processor_count,
         override, site.op_count, reductions, site.producer_ops, static_rows, moved, static_cols,
@@ -474,7 +475,20 @@ def predicted_estimate(site: Site, reductions: int, row_tiles: bool,
     stock_bytes = (site.u_bytes + site.v_bytes + site.itemsize) * rows * cols
     unsplit = bool(config.launch_override().get("UNSPLIT"))  # the expert's walk: the split is no choice
     return profitability.estimate(rows, cols, reductions, stock_bytes, moved * rows * cols, launch.RSPLIT,
-                                  launch.XBLOCK, walk=unsplit or walk_allowed(site), split=not unsplit)
+                                  launch.XBLOCK, walk=unsplit or walk_allowed(site), split=not unsplit,
+                                  separate=separate_allowed(row_tiles))
+
+
+def separate_allowed(row_tiles: bool = False) -> bool:
+    """Whether the fused kernel may take the separate finish (``codegen/triton.py``: its partials combined by a
+    second kernel, with no ticket and no semaphores): the expert's ``SEPARATE_FINISH=1``, or no expert launch at all;
+    not for a kernel on the row-tile grid (its partials are flagged words); only with the Python wrapper and
+    without Inductor's multi-kernel (the two calls are emitted by the package's ``call_kernel``, which neither of
+    those uses).  ``choices`` also needs one reduction loop and more than one program a column block."""
+    override = config.launch_override()
+    if override.get("SEPARATE_FINISH", not override) == 0 or row_tiles or inductor_config.triton.multi_kernel:
+        return False
+    return row_tile_grid_available()
 
 
 def walk_allowed(site: Site) -> bool:

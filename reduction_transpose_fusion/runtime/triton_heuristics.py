@@ -413,8 +413,10 @@ EVEN_RSPLIT_ABOVE = 32
 # stock (random seed 1667986576), keeps stock's launch.  Candidates that come out as the same source are timed once.  Inductor's
 # ``max_autotune`` adds the other launches of that sweep (8 warps, 2 and 4 row tiles a program, the X32 R64 tile).
 STOCK_LAUNCH = {"UNSPLIT": 1}
+# SEPARATE_FINISH=1, the rules' launch with its partials combined by a second kernel (codegen/triton.py), is timed as
+# the sum of its two kernels.
 AUTOTUNE_CANDIDATES: tuple[dict[str, int], ...] = (
-    {}, {"TILES_PER_PROGRAM": 1}, {"TILES_PER_PROGRAM": 0}, {"PREFETCH": 1}, STOCK_LAUNCH,
+    {}, {"TILES_PER_PROGRAM": 1}, {"TILES_PER_PROGRAM": 0}, {"PREFETCH": 1}, {"SEPARATE_FINISH": 1}, STOCK_LAUNCH,
 )
 MAX_AUTOTUNE_CANDIDATES = AUTOTUNE_CANDIDATES + (
     {"num_warps": 8}, {"TILES_PER_PROGRAM": 2}, {"TILES_PER_PROGRAM": 4}, {"XBLOCK": 32, "R0_BLOCK": 64},
@@ -809,6 +811,15 @@ class RowTileGrid(GridExpr):
         # is_lazy: torch 2.15 passes it (True where meta's values are names of the autotuner's result, not ints);
         # torch 2.11 never does.  The grid is the same expression either way.
         self.x_grid = self.ceildiv("r0_numel", meta["R0_BLOCK"])
+        self.y_grid = self.ceildiv("xnumel", meta.get("XBLOCK"))
+
+
+class FinishGrid(GridExpr):
+    """The grid of the finish kernel of the separate finish (``codegen/triton.py``, ``finish_kernel_source``): one
+    program a column block, ``(1, ceil(C / XBLOCK))``.  Registered as :class:`RowTileGrid` is."""
+
+    def generate(self, meta: dict[str, int], is_lazy: bool = False) -> None:
+        self.x_grid = 1
         self.y_grid = self.ceildiv("xnumel", meta.get("XBLOCK"))
 
 

@@ -1,6 +1,6 @@
 """On a real GPU (run on the H200; skipped elsewhere): every family and dtype, at a real size and at odd sizes.
 
-Checks: one kernel; reductions against float64 eager; transposed copies and casts bit-equal to stock
+Checks: one kernel (two with the separate finish); reductions against float64 eager; transposed copies and casts bit-equal to stock
 torch.compile's; the same bits on every rerun (the last-program finish sums partials in a fixed order).
 """
 
@@ -68,7 +68,7 @@ def compile_and_run(fn, inputs, options):
 
 @pytest.mark.parametrize("dtype", families.DTYPES.values(), ids=families.DTYPES.keys())
 @pytest.mark.parametrize("name,rows,cols", SHAPES, ids=[f"{n}-{r}x{c}" for n, r, c in SHAPES])
-def test_family_on_gpu(name, dtype, rows, cols):
+def test_family_on_gpu(name, dtype, rows, cols, decisions):
     case = families.CASES[name]
     inputs = case.inputs(rows, cols, dtype, device="cuda", seed=rows + cols)
     # stock first: compile_and_run resets Dynamo, after which a compiled function compiles again at its next call,
@@ -76,7 +76,7 @@ def test_family_on_gpu(name, dtype, rows, cols):
     # check one compiled graph
     _, stock, _ = compile_and_run(case.fn, inputs, STOCK)
     fused_fn, fused, kernels = compile_and_run(case.fn, inputs, FUSED)
-    assert kernels == 1
+    assert kernels == 1 + any("separate finish (a second kernel" in d for d in decisions)  # the finish's own kernel
     reference = case.reference(inputs)
     for i, (out, st, ref) in enumerate(zip(fused, stock, reference)):
         if i in case.transposed or i in case.exact:
@@ -109,6 +109,38 @@ def test_grid_barrier_finish_on_gpu(rows, cols, decisions):
     assert torch.equal(fused[0], stock[0])
     for out, r in zip(fused[1:], ref[1:]):
         assert families.rel_err(out, r) <= families.TOLERANCE[torch.float32]
+
+
+# the separate finish: every family at ragged sizes, a chunked finish ([RSPLIT, C] partials, RSPLIT > 64) and
+# several reductions (LayerNorm backward, amax + sum)
+SEPARATE = [(name, 3001, 77, "SEPARATE_FINISH=1") for name in families.CASES] + [
+    ("F1-t", 20000, 16, "SEPARATE_FINISH=1,RSPLIT=80"), ("F3-layernorm-backward", 9000, 130, "SEPARATE_FINISH=1,RSPLIT=96")]
+
+
+@pytest.mark.parametrize("dtype", families.DTYPES.values(), ids=families.DTYPES.keys())
+@pytest.mark.parametrize("name,rows,cols,launch", SEPARATE, ids=[f"{n}-{r}x{c}-{l}" for n, r, c, l in SEPARATE])
+def test_separate_finish_on_gpu(name, rows, cols, launch, dtype):
+    """The separate finish: two kernels (the fused one, then its finish), reductions against float64 eager, the
+    copies bit-equal to stock's, the same bits on every rerun and under CUDA graphs (no semaphores: nothing to
+    fill)."""
+    case = families.CASES[name]
+    inputs = case.inputs(rows, cols, dtype, device="cuda", seed=rows * cols)
+    _, stock, _ = compile_and_run(case.fn, inputs, STOCK)
+    options = FUSED | {"reduction_transpose_fusion_launch_config": launch}
+    fused_fn, fused, kernels = compile_and_run(case.fn, inputs, options)
+    assert kernels == 2
+    for i, (out, st, ref) in enumerate(zip(fused, stock, case.reference(inputs))):
+        if i in case.transposed or i in case.exact:
+            assert torch.equal(families.bits(out), families.bits(st)), f"output {i} differs from stock"
+        else:
+            assert families.rel_err(out, ref) <= families.TOLERANCE[out.dtype], i
+    torch._dynamo.reset()
+    graphed = torch.compile(case.fn, dynamic=False,
+                            options=options | torch._inductor.list_mode_options("reduce-overhead"))
+    for _ in range(4):
+        again = [t.clone() for t in graphed(*inputs)]
+        for i, (a, b) in enumerate(zip(again, fused)):
+            assert torch.equal(families.bits(a), families.bits(b)), f"output {i} changed on a rerun"
 
 
 def sum_and_argmax(x):
