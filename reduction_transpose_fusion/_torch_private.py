@@ -175,6 +175,7 @@ __all__ = [
     "register_grid_type",
     "drop_semaphores",
     "call_again",
+    "count_generated_kernel",
     "register_log",
     "peers_var",
     "real_gpu_present",
@@ -653,6 +654,12 @@ def drop_semaphores(kernel: TritonKernel) -> None:
     old = _replace_semaphores(kernel, lambda arg: None)
     kernel.args.workspace_args.remove(None)
     kernel.semaphores_name = f"<no semaphores: {old.inner_name} dropped>"  # a stray use fails Triton's compile
+
+
+def count_generated_kernel() -> None:
+    """Count one more kernel in Inductor's ``metrics.generated_kernel_count`` (a ``Kernel`` counts itself when built;
+    the separate finish's finish kernel is defined from the fused kernel's source, with no ``Kernel`` of its own)."""
+    inductor_metrics.generated_kernel_count += 1
 
 
 def call_again(kernel: TritonKernel, name: str) -> None:

@@ -126,7 +126,8 @@ ROW_MASK_LINE = "r0_mask = r0_index < r0_numel"
 OWN_ROWS_MASK_LINE = "r0_mask = r0_index >= rsplit_start  # the rows before are the tile before's"
 # The separate finish (``separate_finish=True``): the fused kernel decides that no program finishes, and the finish
 # kernel (:func:`finish_kernel_source`) that its one program a column block does
-SEPARATE_FINISH_LINE = "rsplit_is_last = False  # the finish kernel combines the partials (separate finish)"
+SEPARATE_FINISH_LINE = ("rsplit_is_last = rsplit_id == RSPLIT  # never: the finish kernel combines the partials "
+                        "(separate finish)")
 FINISH_KERNEL_LINE = "rsplit_is_last = True  # the finish kernel: one program a column block, no rows"
 # A program's partials store (stock's [C, RSPLIT] layout and the chunked [RSPLIT, C] one), which the finish kernel,
 # whose one program a column block has rsplit_id 0, must not repeat over the fused kernel's row 0
@@ -623,6 +624,7 @@ class ReductionTransposeTritonScheduling(TritonScheduling):
         name = super().define_kernel(src_code, node_schedule, kernel)
         if getattr(kernel, "separate_finish", False):
             kernel.finish_kernel_name = super().define_kernel(finish_kernel_source(src_code), node_schedule, kernel)
+            _torch_private.count_generated_kernel()
         return name
 
     def _launch_candidates(self, features) -> tuple[dict[str, int], ...]:
