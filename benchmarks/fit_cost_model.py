@@ -36,6 +36,9 @@ LAB = [RESULTS / "lab" / "2026-12-04-h200-random-54490917-walk.csv"]
 WALK_STOCK = sorted(RESULTS.glob("2026-12-03-h200-random-*.csv")) + [
     RESULTS / f"2026-12-04-h200-random-{seed}.csv" for seed in (1705736149, 782778698)]
 SUITES = [RESULTS / f"2026-12-01-h200-{s}.csv" for s in ("corpus", "holdout", "main")]
+# every site fused with the rules' launch twice, with the last-program finish and with the separate finish
+# (random_sites --variants forced_rules forced_separate): N in [128, 65536], C in [8, 4096], at most 16 MB
+SEPARATE_LAB = [RESULTS / "lab" / f"2026-12-04-h200-random-{seed}-separate.csv" for seed in (83190415, 290571133)]
 MIN_SUITE_US = 30.0
 LAUNCH = re.compile(r"LaunchConfig\(XBLOCK=(\d+), R0_BLOCK=(\d+), RSPLIT=(\d+)")
 
@@ -131,15 +134,85 @@ def report_choice(lab: list[pathlib.Path], model: profitability.Model, walk: pro
     return "\n".join(lines)
 
 
-def fit(frame: pd.DataFrame) -> profitability.Model:
-    names = [f.name for f in dataclasses.fields(profitability.Model)]
-    start = np.array([getattr(profitability.MODEL, n) for n in names])
+def _fit_fields(model: profitability.Model, names: list[str], residuals) -> profitability.Model:
+    """``model`` with the fields ``names`` fit by least squares to ``residuals(model)``, the rest held."""
+    start = np.array([getattr(model, n) for n in names])
+    fitted = least_squares(lambda x: residuals(dataclasses.replace(model, **dict(zip(names, np.abs(x))))), start,
+                           x_scale=np.abs(start)).x
+    return dataclasses.replace(model, **dict(zip(names, np.abs(fitted))))
 
-    def residuals(x):
-        stock, fused = predict(frame, profitability.Model(*np.abs(x)))
+
+def fit(frame: pd.DataFrame) -> profitability.Model:
+    """The split's constants (and stock's), the separate finish's held."""
+    names = [f.name for f in dataclasses.fields(profitability.Model) if not f.name.startswith(SEPARATE)]
+
+    def residuals(model):
+        stock, fused = predict(frame, model)
         return np.concatenate([np.log(stock / frame.stock_us), np.log(fused / frame.fused_us)])
 
-    return profitability.Model(*np.abs(least_squares(residuals, start, x_scale=np.abs(start)).x))
+    return _fit_fields(profitability.MODEL, names, residuals)
+
+
+SEPARATE = "separate_"  # the Model fields of the separate finish
+
+
+def separate_sites(lab: list[pathlib.Path]) -> pd.DataFrame:
+    """One row per lab site fused both with the last-program finish and with the separate finish (two kernels):
+    the split rows of :func:`sites` with the separate finish's µs added."""
+    frames = []
+    for path in lab:
+        r = pd.read_csv(path)
+        if "forced_separate_us" not in r:
+            continue
+        r = r[r.kernels_forced_separate == 2]
+        rows = [_row(s, "forced_rules", s["stock_us"], s["forced_rules_us"], path.stem) | dict(
+            separate_us=s["forced_separate_us"]) for s in r.to_dict("records")]
+        frames.append(pd.DataFrame([row for row in rows if "site" in row]))
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+def _estimates(frame: pd.DataFrame, model: profitability.Model, **choices) -> list[profitability.Estimate]:
+    return [profitability.estimate(r.rows, r.cols, r.reductions, r.stock_bytes, r.fused_bytes, r.rsplit, r.xblock,
+                                   model, **choices) for r in frame.itertuples()]
+
+
+def fit_separate(frame: pd.DataFrame, model: profitability.Model) -> profitability.Model:
+    """``model`` with the separate finish's constants fit to ``frame`` (:func:`separate_sites`)."""
+    names = [f.name for f in dataclasses.fields(profitability.Model) if f.name.startswith(SEPARATE)]
+
+    def residuals(m):
+        predicted = [e.separate_us for e in _estimates(frame, dataclasses.replace(m, **_NO_MARGIN), separate=True)]
+        return np.log(np.array(predicted) / frame.separate_us)
+
+    return _fit_fields(model, names, residuals)
+
+
+# the separate finish's time wherever it is a choice, however it compares with the split's (for the fit)
+_NO_MARGIN = dict(fused_fixed_us=1e9)
+
+
+def report_separate(frame: pd.DataFrame, model: profitability.Model) -> str:
+    """The separate finish's accuracy, and the choice between it and the split on the lab's sites: fuse where the
+    faster predicts the threshold, with the launch predicted faster (the separate finish by a 3% margin)."""
+    sep = np.array([e.separate_us for e in _estimates(frame, dataclasses.replace(model, **_NO_MARGIN), separate=True)])
+    error = np.log(sep / frame.separate_us)
+    lines = [f"{len(frame)} sites; separate finish rms log error {np.sqrt(np.mean(error ** 2)):.3f}, rank correlation "
+             f"{spearmanr(sep, frame.separate_us)[0]:.3f}; of the time saved against the split "
+             f"{spearmanr(frame.fused_us - frame.separate_us, [e.split_us for e in _estimates(frame, model)] - sep)[0]:.3f}"]
+    estimates = _estimates(frame, model, separate=True)
+    separate = np.array([e.separate for e in estimates])
+    predicted = np.array([e.speedup for e in estimates])
+    measured = frame.stock_us / np.where(separate, frame.separate_us, frame.fused_us)
+    split_only = frame.stock_us / frame.fused_us
+    for threshold in (1.0, 1.1):
+        fuse = predicted >= threshold
+        split_fuse = np.array([e.stock_us / e.split_us >= threshold for e in estimates])
+        lines.append(f"fuse where predicted >= {threshold}: {fuse.sum()} of {len(frame)} ({(fuse & separate).sum()} "
+                     f"separate), {int((fuse & (measured < 0.97)).sum())} slower than stock by > 3%, geomean "
+                     f"{math.exp(np.log(np.where(fuse, measured, 1.0)).mean()):.3f}x; the split alone: "
+                     f"{split_fuse.sum()} fused, {int((split_fuse & (split_only < 0.97)).sum())} slower, geomean "
+                     f"{math.exp(np.log(np.where(split_fuse, split_only, 1.0)).mean()):.3f}x")
+    return "\n".join(lines)
 
 
 def report(frame: pd.DataFrame, model: profitability.Model) -> str:
@@ -164,6 +237,7 @@ def main(argv=None) -> None:
     parser.add_argument("--suites", nargs="*", type=pathlib.Path, default=SUITES)
     parser.add_argument("--lab", nargs="*", type=pathlib.Path, default=LAB)
     parser.add_argument("--walk-stock", nargs="*", type=pathlib.Path, default=WALK_STOCK)
+    parser.add_argument("--separate", nargs="*", type=pathlib.Path, default=SEPARATE_LAB)
     args = parser.parse_args(argv)
     frame = sites(args.random + args.lab, args.suites)
     print("split, shipped constants:\n" + report(frame, profitability.MODEL))
@@ -175,6 +249,10 @@ def main(argv=None) -> None:
     print("\nwalk, refit:\n" + report_walk(walks, walk))
     print("\nthe choice, shipped constants:\n" + report_choice(args.lab, profitability.MODEL, profitability.WALK))
     print("\nthe choice, refit:\n" + report_choice(args.lab, model, walk))
+    separate = separate_sites(args.separate)
+    print("\nseparate finish, shipped constants:\n" + report_separate(separate, profitability.MODEL))
+    refit = fit_separate(separate, profitability.MODEL)
+    print(f"\nseparate finish, refit: {refit}\n" + report_separate(separate, refit))
 
 
 if __name__ == "__main__":

@@ -68,8 +68,10 @@ class Model:
     fused_mb_per_us: float = 3.02
     finish_us_per_partial: float = 4.68e-3
     row_us: float = 6.96e-3
-    # the separate finish's fixed cost: two launches, no ticket and no semaphore fill (module docstring)
-    separate_fixed_us: float = 3.0
+    # the separate finish (module docstring): two launches, no ticket and no semaphore fill; its fused kernel's
+    # bandwidth
+    separate_fixed_us: float = 3.75
+    separate_mb_per_us: float = 1.46
 
 
 MODEL = Model()
@@ -183,13 +185,13 @@ def estimate(rows: int, cols: int, reductions: int, stock_bytes: int, fused_byte
     stock_kernels = 2 + reductions
     stock = stock_kernels * model.stock_launch_us + stock_bytes / 1e6 / model.stock_mb_per_us
 
-    def split_us(fixed_us: float) -> float:
+    def split_us(fixed_us: float, mb_per_us: float) -> float:
         return (model.finish_us_per_partial * rsplit * reductions
-                + max(fixed_us + fused_bytes / 1e6 / model.fused_mb_per_us,
-                      model.row_us * reductions * math.ceil(rows / rsplit)))
+                + max(fixed_us + fused_bytes / 1e6 / mb_per_us, model.row_us * reductions * math.ceil(rows / rsplit)))
 
-    split_time = split_us(model.fused_fixed_us) if split else math.inf
-    separate_time = split_us(model.separate_fixed_us) if split and separate and rsplit > 1 else math.inf
+    split_time = split_us(model.fused_fixed_us, model.fused_mb_per_us) if split else math.inf
+    separate_time = (split_us(model.separate_fixed_us, model.separate_mb_per_us) if split and separate and rsplit > 1
+                     else math.inf)
     if separate_time * (1 + SEPARATE_MIN_GAIN) > split_time:  # a gain within the timing noise: keep the measured split
         separate_time = math.inf
     walk_time = walk_us(rows, cols, fused_bytes, walk_model) if walk else math.inf

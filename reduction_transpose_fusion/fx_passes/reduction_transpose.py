@@ -476,7 +476,7 @@ def predicted_estimate(site: Site, reductions: int, row_tiles: bool,
     unsplit = bool(config.launch_override().get("UNSPLIT"))  # the expert's walk: the split is no choice
     return profitability.estimate(rows, cols, reductions, stock_bytes, moved * rows * cols, launch.RSPLIT,
                                   launch.XBLOCK, walk=unsplit or walk_allowed(site), split=not unsplit,
-                                  separate=launch.tiles_per_program != 1 and separate_allowed(row_tiles))
+                                  separate=separate_allowed(row_tiles))
 
 
 def separate_allowed(row_tiles: bool = False) -> bool:
@@ -484,9 +484,9 @@ def separate_allowed(row_tiles: bool = False) -> bool:
     second kernel, with no ticket and no semaphores): the expert's ``SEPARATE_FINISH=1``, or no expert launch at all;
     not for a kernel on the row-tile grid (its partials are flagged words); only with the Python wrapper and
     without Inductor's multi-kernel (the two calls are emitted by the package's ``call_kernel``, which neither of
-    those uses).  ``choices`` also needs one reduction loop and more than one program a column block, and the cost
-    model offers it only where the launch loops (one row tile a program is the persistent kernel, which has no loop
-    for the finish kernel to drop and which the separate finish would turn into a looped one)."""
+    those uses).  ``choices`` also needs one reduction loop and more than one program a column block; a launch of one
+    row tile a program then loops once (the persistent kernel has no loop for the finish kernel to drop), as the
+    separate finish's constants were measured."""
     override = config.launch_override()
     if override.get("SEPARATE_FINISH", not override) == 0 or row_tiles or inductor_config.triton.multi_kernel:
         return False

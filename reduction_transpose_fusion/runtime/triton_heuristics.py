@@ -413,13 +413,15 @@ EVEN_RSPLIT_ABOVE = 32
 # stock (random seed 1667986576), keeps stock's launch.  Candidates that come out as the same source are timed once.  Inductor's
 # ``max_autotune`` adds the other launches of that sweep (8 warps, 2 and 4 row tiles a program, the X32 R64 tile).
 STOCK_LAUNCH = {"UNSPLIT": 1}
-# SEPARATE_FINISH=1, the rules' launch with its partials combined by a second kernel (codegen/triton.py), is timed as
-# the sum of its two kernels.
+# Under ``max_autotune`` also SEPARATE_FINISH=1, the rules' launch with its partials combined by a second kernel
+# (codegen/triton.py), timed as the sum of its two kernels; by default the cost model proposes it as the rules' launch
+# where it predicts it faster (small sites: fx_passes/profitability.py).
 AUTOTUNE_CANDIDATES: tuple[dict[str, int], ...] = (
-    {}, {"TILES_PER_PROGRAM": 1}, {"TILES_PER_PROGRAM": 0}, {"PREFETCH": 1}, {"SEPARATE_FINISH": 1}, STOCK_LAUNCH,
+    {}, {"TILES_PER_PROGRAM": 1}, {"TILES_PER_PROGRAM": 0}, {"PREFETCH": 1}, STOCK_LAUNCH,
 )
 MAX_AUTOTUNE_CANDIDATES = AUTOTUNE_CANDIDATES + (
     {"num_warps": 8}, {"TILES_PER_PROGRAM": 2}, {"TILES_PER_PROGRAM": 4}, {"XBLOCK": 32, "R0_BLOCK": 64},
+    {"SEPARATE_FINISH": 1},
 )
 # A candidate replaces the baseline (the rules' launch; Inductor's own where stock emits the kernel unsplit) only when
 # it is this much faster: CUDA-graph replay (runtime/benchmarking.py) repeats within 0.2-0.4% on the same code in the
