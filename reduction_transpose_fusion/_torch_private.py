@@ -102,6 +102,7 @@ import itertools
 import logging
 import math
 import os
+import re
 from typing import Any, Callable, Optional
 
 import sympy
@@ -772,8 +773,8 @@ def time_kernel_source(scheduling: TritonScheduling, source: str, names: list[st
     try:
         with torch.cuda.device(device), torch.random.fork_rng(devices=[torch.cuda.current_device()]):
             kernel = getattr(module, "triton_", None)
-            return min(graph_ms(module.call, module.get_args(), device)
-                       for _ in _each_config(kernel if every_config else None))
+            call = _filling_semaphores(module.call, source)
+            return min(graph_ms(call, module.get_args(), device) for _ in _each_config(kernel if every_config else None))
     except Exception as e:  # noqa: BLE001  Inductor's benchmarker below says whether the kernel runs at all
         torch.cuda.synchronize(device)
         log.info("%s: CUDA-graph timing failed (%s: %s); Inductor's benchmarker", ", ".join(names), type(e).__name__,
@@ -781,6 +782,24 @@ def time_kernel_source(scheduling: TritonScheduling, source: str, names: list[st
     # no spill threshold: a launch that spills is timed like any other (Inductor's 8 is for fusion decisions)
     ms, _ = scheduling.benchmark_codegened_module(module, n_spills_threshold=math.inf, node_names=OrderedSet(names))
     return ms
+
+
+def _filling_semaphores(call: Callable[[list], Any], source: str) -> Callable[[list], Any]:
+    """``call`` preceded by the zero fill of the kernel's semaphores (its ``sem_ptr`` argument), which the graph's
+    wrapper runs at each call (``ZERO_PER_GRAPH``), so that a kernel with the ticket or flagged partials is timed with
+    the fill it brings, against one without (the walk, the separate finish); ``call`` itself where the kernel
+    ``triton_`` takes no semaphores."""
+    m = re.search(r"^def triton_\((.*?)\):", source, re.M | re.S)
+    params = [p.split(":")[0].strip() for p in m.group(1).split(",")] if m else []
+    if "sem_ptr" not in params:
+        return call
+    index = params.index("sem_ptr")
+
+    def filled(args: list) -> Any:
+        args[index].zero_()
+        return call(args)
+
+    return filled
 
 
 def _each_config(kernel: Any):

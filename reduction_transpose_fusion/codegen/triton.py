@@ -408,6 +408,31 @@ def finish_kernel_source(source: str) -> str:
     return finish.replace(SEPARATE_FINISH_LINE, FINISH_KERNEL_LINE).replace(_COOPERATIVE_GRID, _FINISH_GRID)
 
 
+def with_finish_kernel(benchmark_source: str) -> str:
+    """A candidate's benchmark module (``_torch_private.candidate_kernel_source``: kernel ``triton_``, then
+    ``get_args()`` and ``call(args)``) of a kernel with the separate finish, with its finish kernel added as
+    ``triton_finish_`` and launched by ``call`` right after ``triton_`` on the same arguments, so that the candidate is
+    timed as it runs: both kernels, one after the other.
+
+    Raises:
+        AssertionError: as :func:`finish_kernel_source`, or if the module does not launch ``triton_`` once.
+    """
+    finish = finish_kernel_source(benchmark_source)
+    kernel = finish[finish.index("@triton_heuristics."):finish.index(_BENCHMARK_ARGS)]
+    launches = _BENCHMARK_LAUNCH.findall(benchmark_source)
+    if len(launches) != 1:
+        raise AssertionError(f"expected one launch of triton_ in the benchmark module, found {len(launches)}")
+    source = benchmark_source.replace(_BENCHMARK_ARGS, "\n" + kernel.replace("def triton_(", "def triton_finish_(", 1)
+                                      + _BENCHMARK_ARGS, 1)
+    return _BENCHMARK_LAUNCH.sub(lambda m: f"{m.group(0)}\n{m.group(1)}triton_finish_.run(*args, stream=stream0)",
+                                 source, count=1)
+
+
+# the benchmark module's parts (Inductor's codegen_kernel with benchmark_kernel=True): its arguments, its one launch
+_BENCHMARK_ARGS = "\ndef get_args():"
+_BENCHMARK_LAUNCH = re.compile(r"^( +)triton_\.run\(\*args, stream=stream0\)$", re.M)
+
+
 # how the kernel's source names its grid (TritonKernel.inductor_meta, printed as a dict), and the finish kernel's
 _COOPERATIVE_GRID = "'grid_type': 'CooperativeReductionGrid'"
 _FINISH_GRID = f"'grid_type': '{FinishGrid.__name__}'"
@@ -679,10 +704,9 @@ class ReductionTransposeTritonScheduling(TritonScheduling):
         error): a failed timing costs the site that candidate, never the compile.  ``every_config``: the fastest of
         the kernel's configs (``_torch_private.time_kernel_source``)."""
         try:
-            ms = _torch_private.time_kernel_source(self, source, nodes, every_config=every_config)
             if SEPARATE_FINISH_LINE in source:  # and its finish kernel, launched after it
-                ms += _torch_private.time_kernel_source(self, finish_kernel_source(source), nodes)
-            return ms
+                source = with_finish_kernel(source)
+            return _torch_private.time_kernel_source(self, source, nodes, every_config=every_config)
         except Exception as e:  # noqa: BLE001
             log.info("%s: launch candidate %s not timed: %s", names, _describe(candidate), e)
             if isinstance(e, torch.cuda.OutOfMemoryError):

@@ -10,9 +10,10 @@ as the random-site benchmark times whole sites (``benchmarks/random_sites.py``):
   most :data:`MAX_INPUT_SETS`), so a site larger than a third of the L2 is timed from memory, as it runs in a graph;
 * one replay is about :data:`GRAPH_TARGET_MS` long, far above the events' resolution, and the time is the median of
   :data:`GRAPH_ROUNDS` replays, per launch;
-* the call is the benchmark module's ``call(args)``; its ``get_args()`` zeroes the semaphores of the last-program
-  finish once, and each launch leaves them zeroed, so the timed launches do not include the fill that the graph's
-  wrapper runs once per call (the same for every candidate that has the finish).
+* the call is the benchmark module's ``call(args)``, preceded by the zero fill of the kernel's semaphores where it
+  takes them (``_torch_private.time_kernel_source``), as the graph's wrapper fills them at each call: a kernel with
+  the ticket or flagged partials is timed with its fill, against launches that have none (the walk; the separate
+  finish, whose module launches both its kernels: ``codegen.triton.with_finish_kernel``).
 """
 
 from __future__ import annotations
