@@ -65,6 +65,18 @@ Each program's rows are one tile with no division by RSPLIT, its loads drop the 
 kernel has none), and where N >= R0_BLOCK the last tile ends at row N, so no load or store is masked by row (the
 masks took aligned 16-bit kernels from 53-70 registers to 111-121).
 
+**The separate finish** (``separate_finish=True``: small sites, where the cost model predicts it faster, or
+``SEPARATE_FINISH=1``; :mod:`..choices`): the kernel takes no ticket and no semaphores (the graph then runs no fill
+for it): its finisher line is :data:`SEPARATE_FINISH_LINE`, false at run time, so every program only stores its
+partials, and the kernel compiles as the ticketed one does (a constant ``False`` there took the finish code out and
+changed the loop's registers and speed: the bf16 cast of fp16[8795, 134] took 7.4 µs against 6.3).  A second kernel
+(:func:`finish_kernel_source`: the same source without the row loop and the partials stores, every program a
+finisher, one program a column block on :class:`..runtime.triton_heuristics.FinishGrid`) is launched right after it
+on the same arguments and combines the partials in the same order.  The two kernels cost less than the ticket and the
+fill on sites of a few µs, and more past a few MB (:mod:`..fx_passes.profitability`).  Flagged partials, the row-tile
+grid and the persistent kernel need the one kernel; with the separate finish a launch of one row tile a program loops
+once.
+
 The sum order is fixed by the workspace index, not by arrival, so results are bitwise reproducible, and the only
 atomic is the ticket counter (none with flagged partials).  The launch is an ordinary one.  With the
 ``last_block_finish`` kwarg unset the class behaves exactly like ``TritonKernel``, so the flag-off code is identical

@@ -1,4 +1,4 @@
-"""The cost model behind the fuse-or-skip decision: the fused kernel against what stock Inductor emits for a site.
+"""The cost model behind the fuse-or-skip decision: the fused kernel's launches against what stock Inductor emits.
 
 For a site ``x [N, C]`` whose column reduction stock splits (``reduction_transpose.stock_split_factor`` > 1), stock
 emits ``2 + R`` kernels for ``R`` reductions sharing one transposed copy: the split reductions' first stage (one
@@ -43,6 +43,23 @@ and no expert launch (``reduction_transpose.walk_allowed``; ``choices`` emits it
 faster of the two predicts at least :data:`MIN_PREDICTED_SPEEDUP`: on the small-site run, 34 of 40 fused, 16 of them
 walks (1.6-2.4x where N is at most about 500), 2 slower than stock by more than 3%, geomean 1.36x against 1.39x
 for the faster launch at every site.
+
+The separate finish.  The split's kernel can leave its partials to a second, tiny kernel (one program a column
+block combines them in the same order; ``codegen/triton.py``): no ticket, and no semaphores, so the graph has no fill
+to run.  It is the split's formula with its own fixed cost and bandwidth:
+
+    separate = finish_us_per_partial * RSPLIT * R
+               + max(separate_fixed_us + fused_bytes / separate_mb_per_us, row_us * R * ceil(N / RSPLIT))
+
+fit to 62 sites fused both ways (random sites of seeds 83190415 and 290571133 with N in [128, 65536], C in [8, 4096],
+at most 16 MB, package ``4ee55e5d``, whose kernels are ``e6d08798``'s;
+``results/lab/2026-12-04-h200-random-<seed>-separate.csv``, ``forced_separate_us``): rms error of the log time 0.28, rank correlation 0.89.  Its fixed cost is 0.7 µs below the
+split's, but its fused kernel ran 10-25% slower than the ticketed one past a few MB (a GELU backward bf16[3519, 1517]
+24.1 against 21.7 µs, LayerNorm backward bf16[22010, 345] 31.4 against 26.1, by the profiler; the cause was not
+found: the two kernels differ only in the ticket, and their registers within 4%), which the fit puts in its
+bandwidth.  So it is taken below about 1-2 MB moved, where it predicts a gain of at least :data:`SEPARATE_MIN_GAIN`
+over the split: on the lab's sites (in-sample), 54 of 62 fused at the threshold, 23 with the separate finish, geomean
+1.12x against 1.05x for the split alone, 6 slower than stock by more than 3% either way.
 
 An earlier fit (seed 1243628023, package ``e4913d64``, with the launches of that day) had a fixed cost of 5.3 µs
 and a bandwidth that fell below about two programs an SM; on the current kernels the fit took that term to nothing
