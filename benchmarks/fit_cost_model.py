@@ -196,9 +196,10 @@ def report_separate(frame: pd.DataFrame, model: profitability.Model) -> str:
     faster predicts the threshold, with the launch predicted faster (the separate finish by a 3% margin)."""
     sep = np.array([e.separate_us for e in _estimates(frame, dataclasses.replace(model, **_NO_MARGIN), separate=True)])
     error = np.log(sep / frame.separate_us)
+    saved = np.array([e.split_us for e in _estimates(frame, model)]) - sep
     lines = [f"{len(frame)} sites; separate finish rms log error {np.sqrt(np.mean(error ** 2)):.3f}, rank correlation "
              f"{spearmanr(sep, frame.separate_us)[0]:.3f}; of the time saved against the split "
-             f"{spearmanr(frame.fused_us - frame.separate_us, [e.split_us for e in _estimates(frame, model)] - sep)[0]:.3f}"]
+             f"{spearmanr(frame.fused_us - frame.separate_us, saved)[0]:.3f}"]
     estimates = _estimates(frame, model, separate=True)
     separate = np.array([e.separate for e in estimates])
     predicted = np.array([e.speedup for e in estimates])

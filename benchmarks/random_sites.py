@@ -76,7 +76,8 @@ VARIANTS |= {name: harness.FUSED | {"reduction_transpose_fusion_launch_config": 
 # rows) and the package's kernel on that grid (the data behind the cost model's choice of launch,
 # fx_passes/profitability.py)
 FORCED_LAUNCHES = {"forced_rules": "SEPARATE_FINISH=0", "forced_separate": "SEPARATE_FINISH=1",
-                   "forced_unsplit": "UNSPLIT=1", "forced_rsplit1": "RSPLIT=1", "forced_rsplit1p": "RSPLIT=1,PREFETCH=1"}
+                   "forced_unsplit": "UNSPLIT=1", "forced_rsplit1": "RSPLIT=1",
+                   "forced_rsplit1p": "RSPLIT=1,PREFETCH=1"}
 VARIANTS |= {name: harness.FORCED | {"reduction_transpose_fusion_autotune": False,
                                      "reduction_transpose_fusion_launch_config": launch}
              for name, launch in FORCED_LAUNCHES.items()}

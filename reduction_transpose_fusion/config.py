@@ -118,7 +118,8 @@ LAUNCH_KEYS = ("XBLOCK", "R0_BLOCK", "RSPLIT", "num_warps", "num_stages", "TILES
 # reduction (a few columns a program walk all N rows; its configs timed at the first call), alone; UNSPLIT=0: the
 # package's launch (the default where the cost model predicts the split faster).  SEPARATE_FINISH=1: the package's
 # launch with the partials combined by a second kernel (no ticket, no semaphores), where the kernel allows it
-# (codegen/triton.py); 0: the finish in the fused kernel's last program
+# (codegen/triton.py); 0: the finish in the fused kernel's last program.  Like any key, either is an expert launch:
+# the cost model no longer chooses the launch (no walk) and no candidate is timed
 _SWITCH_KEYS = ("PREFETCH", "INT32_SIZES", "SHIFT_LAST_TILE", "ROW_TILE_GRID", "EVICT_FIRST", "STREAM_STORES",
                 "UNSPLIT", "SEPARATE_FINISH")
 # Keys that take 0 too: TILES_PER_PROGRAM=0 is one wave of looping programs

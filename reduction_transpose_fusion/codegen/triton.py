@@ -436,13 +436,14 @@ def with_finish_kernel(benchmark_source: str) -> str:
         raise AssertionError(f"expected one launch of triton_ in the benchmark module, found {len(launches)}")
     source = benchmark_source.replace(_BENCHMARK_ARGS, "\n" + kernel.replace("def triton_(", "def triton_finish_(", 1)
                                       + _BENCHMARK_ARGS, 1)
-    return _BENCHMARK_LAUNCH.sub(lambda m: f"{m.group(0)}\n{m.group(1)}triton_finish_.run(*args, stream=stream0)",
+    return _BENCHMARK_LAUNCH.sub(lambda m: f"{m.group(0)}\n{m.group(1)}triton_finish_.run(*args, stream={m.group(2)})",
                                  source, count=1)
 
 
 # the benchmark module's parts (Inductor's codegen_kernel with benchmark_kernel=True): its arguments, its one launch
 _BENCHMARK_ARGS = "\ndef get_args():"
-_BENCHMARK_LAUNCH = re.compile(r"^( +)triton_\.run\(\*args, stream=stream0\)$", re.M)
+# (its stream: ``stream0`` in torch 2.11, ``raw_stream0`` in 2.15)
+_BENCHMARK_LAUNCH = re.compile(r"^( +)triton_\.run\(\*args, stream=(\w+)\)$", re.M)
 
 
 # how the kernel's source names its grid (TritonKernel.inductor_meta, printed as a dict), and the finish kernel's

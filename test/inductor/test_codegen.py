@@ -363,7 +363,9 @@ def sum_and_count(x):
 
 @pytest.mark.parametrize("fn,rows,dtype,launch,rows_of_partials", [
     (sum_and_argmax, 1001, torch.bfloat16, "RSPLIT=3", 3),  # bf16 values (198 bytes), then int32 indices
-    (sum_and_count, 2111, torch.float32, "", 2),  # odd C and N, chunked: fp32 sums (33 x 17 x 4), then int64 counts
+    # odd C and N, chunked: fp32 sums (33 x 17 x 4), then int64 counts (the last-program finish: a small site's
+    # default is the separate finish)
+    (sum_and_count, 2111, torch.float32, "SEPARATE_FINISH=0", 2),
 ])
 def test_every_workspace_row_starts_16_byte_aligned(fn, rows, dtype, launch, rows_of_partials):
     """Stock packs the partials rows back to back: a bf16 argmax value row of 33 x 3 x 2 = 198 bytes put the int32
@@ -517,9 +519,11 @@ def test_the_shifted_row_tile_kernel_has_the_registers_of_a_persistent_one():
 
 def test_several_reductions_with_row_tiles_keep_the_ticket():
     """fp32 sums and int64 counts with odd C and N: two row tiles a program, the chunked finish, but no flagged words
-    (several reductions); the ticket's winner (any program: the interpreter shuffles them) reads both workspaces."""
+    (several reductions); the ticket's winner (any program: the interpreter shuffles them) reads both workspaces.
+    (The last-program finish: the default for this small site is the separate finish.)"""
     x = torch.randn(2111, 33, generator=torch.Generator().manual_seed(5))
-    src = interpret.generate(sum_and_count, interpret.fake_inputs(((2111, 33), torch.float32)), **ON)
+    src = interpret.generate(sum_and_count, interpret.fake_inputs(((2111, 33), torch.float32)), **ON,
+                             reduction_transpose_fusion_launch_config="SEPARATE_FINISH=0")
     (kernel,) = interpret.kernel_sources(src).values()
     assert "rsplit_ks" in kernel and "_words" not in kernel and "atomic_add" in kernel
     out = interpret.run_on_cpu(src, [x])
@@ -545,11 +549,12 @@ def test_flagged_partials_carry_nan_inf_and_negative_zero(fn, reduce, special, g
     and N, one row tile a program) is one level under the default FINISH_GROUP (64); with groups of 16 the last
     program of each group re-encodes its group's result as a word, and the finisher combines the three group words.
     The interpreter runs each group's last program after its group and the finisher after its column block, the
-    rest shuffled, and checks the semaphores buffer is zero again after the kernel."""
+    rest shuffled, and checks the semaphores buffer is zero again after the kernel.  (The last-program finish: the
+    default for this small site is the separate finish.)"""
     rows, cols = 2111, 33
     x = torch.randn(rows, cols, generator=torch.Generator().manual_seed(7))
     x[:, 3] = special
-    launch = f"FINISH_GROUP={group}" if group else ""
+    launch = f"FINISH_GROUP={group}" if group else "SEPARATE_FINISH=0"
     src = interpret.generate(fn, interpret.fake_inputs(((rows, cols), torch.float32)),
                              **ON, reduction_transpose_fusion_launch_config=launch)
     (kernel,) = interpret.kernel_sources(src).values()
@@ -583,9 +588,11 @@ def test_last_program_finish_kernels_do_not_share_the_grid_barriers_semaphores()
     """Inductor's grid barrier leaves its semaphore words at 0x80000000, not 0 (it flips bit 31); a ticket or flagged
     words on the same buffer after it would never see its count or would read a stale word as a partial.  The
     barrier kernel keeps Inductor's ``semaphores_cuda_0``; the last-program-finish kernels get their own buffer,
-    zeroed once per call like it (found by a review, 2026-11-30)."""
+    zeroed once per call like it (found by a review, 2026-11-30).  (The second site is small: it takes the
+    last-program finish by the expert's key, not the separate finish, which has no semaphores.)"""
     src = interpret.generate(barrier_then_fused, interpret.fake_inputs(((1000, 2560), torch.float32),
-                                                                       ((2111, 33), torch.float32)), **ON)
+                                                                       ((2111, 33), torch.float32)), **ON,
+                             reduction_transpose_fusion_launch_config="SEPARATE_FINISH=0")
     kernels = interpret.kernel_sources(src)
     barrier = [n for n, k in kernels.items() if "x_grid_barrier" in k]
     finish = [n for n, k in kernels.items() if LAUNCH_ORDER_FINISHER in k]

@@ -1,7 +1,8 @@
 """On a real GPU (run on the H200; skipped elsewhere): every family and dtype, at a real size and at odd sizes.
 
-Checks: one kernel (two with the separate finish); reductions against float64 eager; transposed copies and casts bit-equal to stock
-torch.compile's; the same bits on every rerun (the last-program finish sums partials in a fixed order).
+Checks: one kernel (two with the separate finish); reductions against float64 eager; transposed copies and casts
+bit-equal to stock torch.compile's; the same bits on every rerun (the last-program finish sums partials in a fixed
+order).
 """
 
 from __future__ import annotations
@@ -114,7 +115,8 @@ def test_grid_barrier_finish_on_gpu(rows, cols, decisions):
 # the separate finish: every family at ragged sizes, a chunked finish ([RSPLIT, C] partials, RSPLIT > 64) and
 # several reductions (LayerNorm backward, amax + sum)
 SEPARATE = [(name, 3001, 77, "SEPARATE_FINISH=1") for name in families.CASES] + [
-    ("F1-t", 20000, 16, "SEPARATE_FINISH=1,RSPLIT=80"), ("F3-layernorm-backward", 9000, 130, "SEPARATE_FINISH=1,RSPLIT=96")]
+    ("F1-t", 20000, 16, "SEPARATE_FINISH=1,RSPLIT=80"),
+    ("F3-layernorm-backward", 9000, 130, "SEPARATE_FINISH=1,RSPLIT=96")]
 
 
 @pytest.mark.parametrize("dtype", families.DTYPES.values(), ids=families.DTYPES.keys())

@@ -88,7 +88,8 @@ def test_where_the_kernel_cannot_take_it_the_finish_stays_in_the_kernel(decision
                                 reduction_transpose_fusion_launch_config="SEPARATE_FINISH=1")
     assert len(interpret.kernel_names(module)) == 1
     assert any("no separate finish (a reduction result is read in a later loop)" in d for d in decisions)
-    one = generate("F1-t", "fp32", 3000, 64, **ON, reduction_transpose_fusion_launch_config="SEPARATE_FINISH=1,RSPLIT=1")
+    one = generate("F1-t", "fp32", 3000, 64, **ON,
+                   reduction_transpose_fusion_launch_config="SEPARATE_FINISH=1,RSPLIT=1")
     assert len(interpret.kernel_names(one)) == 1
     assert any("one program a column block has no partials to combine" in d for d in decisions)
 
