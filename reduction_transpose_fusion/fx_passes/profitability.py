@@ -57,9 +57,10 @@ at most 16 MB, package ``4ee55e5d``, whose kernels are ``e6d08798``'s;
 0.28, rank correlation 0.89.  Its fixed cost is 0.7 µs below the split's, but its fused kernel ran 10-20% slower
 than the ticketed one on some sites past a few MB (a GELU backward bf16[3519, 1517] 24.1 against 21.7 µs, LayerNorm
 backward bf16[22010, 345] 31.4 against 26.1, by the profiler; the cause was not found: the two kernels differ only
-in the ticket, and their registers by at most 5%), which the fit puts in its bandwidth.  So it is taken below about 1-2 MB moved, where it predicts a gain of at least :data:`SEPARATE_MIN_GAIN`
-over the split: on the lab's sites (in-sample), 54 of 62 fused at the threshold, 23 with the separate finish, geomean
-1.12x against 1.05x for the split alone, 6 slower than stock by more than 3% either way.
+in the ticket, and their registers by at most 5%), which the fit puts in its bandwidth.  So it is taken below
+about 1-2 MB moved, where it predicts a gain of at least :data:`SEPARATE_MIN_GAIN` over the split: on the lab's
+sites (in-sample), 54 of 62 fused at the threshold, 23 with the separate finish, geomean 1.12x against 1.05x for the
+split alone, 6 slower than stock by more than 3% either way.
 
 An earlier fit (seed 1243628023, package ``e4913d64``, with the launches of that day) had a fixed cost of 5.3 µs
 and a bandwidth that fell below about two programs an SM; on the current kernels the fit took that term to nothing
