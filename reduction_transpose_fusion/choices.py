@@ -112,10 +112,10 @@ class ReductionTransposeChoices(InductorChoices):
             log.info("skip %s: %s; Inductor's own launch of the unsplit reduction", names, e)
             return kwargs
         last_block = _single_loop(features)
-        # the walk was measured on single-loop kernels only (a result read in a later loop is left to stock's split);
-        # a launch candidate or an expert launch is the package's
-        walk_is_a_choice = last_block and not override and separate_asked is None
-        guess = predicted_estimate(site, reductions, launch.row_tile_grid, launch) if walk_is_a_choice else None
+        # the cost model chooses the launch (the split, the separate finish or the walk) with no launch override;
+        # the walk was measured on single-loop kernels only (a result read in a later loop is left to stock's split)
+        model_chooses = last_block and not override and separate_asked is None
+        guess = predicted_estimate(site, reductions, launch.row_tile_grid, launch) if model_chooses else None
         if guess and guess.walk:
             _log_decision(sites, copies, names,
                           f"Inductor's own launch of the unsplit reduction (the cost model: {guess.describe()})", None)
@@ -173,7 +173,7 @@ def _separate_finish(names: str, launch: LaunchConfig, last_block: bool, asked: 
     why = ("a reduction result is read in a later loop" if not last_block else
            "one program a column block has no partials to combine" if launch.RSPLIT < 2 else
            "the row-tile grid's partials are flagged words" if launch.row_tile_grid else
-           None if separate_allowed(launch.row_tile_grid) else "the cpp wrapper, AOTInductor or multi-kernel")
+           None if separate_allowed() else "the cpp wrapper, AOTInductor or multi-kernel")
     if why:
         log.info("%s: no separate finish (%s); the finish stays in the fused kernel", names, why)
     return why is None

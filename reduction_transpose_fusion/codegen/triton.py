@@ -431,13 +431,12 @@ def with_finish_kernel(benchmark_source: str) -> str:
     """
     finish = finish_kernel_source(benchmark_source)
     kernel = finish[finish.index("@triton_heuristics."):finish.index(_BENCHMARK_ARGS)]
-    launches = _BENCHMARK_LAUNCH.findall(benchmark_source)
-    if len(launches) != 1:
-        raise AssertionError(f"expected one launch of triton_ in the benchmark module, found {len(launches)}")
-    source = benchmark_source.replace(_BENCHMARK_ARGS, "\n" + kernel.replace("def triton_(", "def triton_finish_(", 1)
-                                      + _BENCHMARK_ARGS, 1)
-    return _BENCHMARK_LAUNCH.sub(lambda m: f"{m.group(0)}\n{m.group(1)}triton_finish_.run(*args, stream={m.group(2)})",
-                                 source, count=1)
+    source, launches = _BENCHMARK_LAUNCH.subn(
+        lambda m: f"{m.group(0)}\n{m.group(1)}triton_finish_.run(*args, stream={m.group(2)})", benchmark_source)
+    if launches != 1:
+        raise AssertionError(f"expected one launch of triton_ in the benchmark module, found {launches}")
+    return source.replace(_BENCHMARK_ARGS, "\n" + kernel.replace("def triton_(", "def triton_finish_(", 1)
+                          + _BENCHMARK_ARGS, 1)
 
 
 # the benchmark module's parts (Inductor's codegen_kernel with benchmark_kernel=True): its arguments, its one launch

@@ -414,7 +414,7 @@ EVEN_RSPLIT_ABOVE = 32
 # ``max_autotune`` adds the other launches of that sweep (8 warps, 2 and 4 row tiles a program, the X32 R64 tile).
 STOCK_LAUNCH = {"UNSPLIT": 1}
 # Under ``max_autotune`` also SEPARATE_FINISH=1, the rules' launch with its partials combined by a second kernel
-# (codegen/triton.py), timed as the sum of its two kernels; by default the cost model proposes it as the rules' launch
+# (codegen/triton.py), timed as both its kernels in one module; by default the cost model proposes it as the rules' launch
 # where it predicts it faster (small sites: fx_passes/profitability.py).
 AUTOTUNE_CANDIDATES: tuple[dict[str, int], ...] = (
     {}, {"TILES_PER_PROGRAM": 1}, {"TILES_PER_PROGRAM": 0}, {"PREFETCH": 1}, STOCK_LAUNCH,

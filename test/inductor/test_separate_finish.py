@@ -5,6 +5,7 @@ launch candidate with it is timed.  The H200 runs are in benchmarks/results/ (la
 
 from __future__ import annotations
 
+import ast
 import re
 import unittest.mock
 
@@ -18,6 +19,7 @@ from reduction_transpose_fusion.codegen.triton import (FINISH_KERNEL_LINE, SEPAR
 from reduction_transpose_fusion.fx_passes.reduction_transpose import separate_allowed
 from reduction_transpose_fusion_testing import families, interpret
 from reduction_transpose_fusion_testing.edge_cases import reads_its_own_sum
+from reduction_transpose_fusion_testing.output_code import kernel_launches
 
 ON = families.FUSE_EVERY_SITE
 
@@ -28,9 +30,9 @@ def generate(name: str, dtype: str, rows: int, cols: int, **options) -> str:
                               **options)
 
 
-def launches(module: str) -> list[tuple[str, str]]:
-    """(kernel name, its arguments) of each launch in the wrapper's call(), in order."""
-    return re.findall(r"^\s*(\w+)\.run\((.*?)(?:, stream=\w+)?\)$", module, re.M)
+def launches(module: str) -> list[tuple[str, dict[str, str]]]:
+    """(kernel name, {parameter: argument}) of each launch in the wrapper's call(), in order."""
+    return [(name, {p: ast.unparse(a) for p, a in args.items()}) for name, args in kernel_launches(module)]
 
 
 def check_numerics(name: str, dtype: str, rows: int, cols: int, module: str) -> None:
