@@ -25,6 +25,8 @@ from scipy.optimize import least_squares
 from scipy.stats import spearmanr
 
 from reduction_transpose_fusion.fx_passes import profitability
+from reduction_transpose_fusion.runtime.triton_heuristics import column_tile
+from reduction_transpose_fusion_testing import families
 
 RESULTS = pathlib.Path(__file__).parent / "results"
 RANDOM = [RESULTS / f"2026-12-03-h200-random-{seed}.csv" for seed in (365187048, 1935768610, 1750778643, 502739194)]
@@ -39,6 +41,10 @@ SUITES = [RESULTS / f"2026-12-01-h200-{s}.csv" for s in ("corpus", "holdout", "m
 # every site fused with the rules' launch twice, with the last-program finish and with the separate finish
 # (random_sites --variants forced_rules forced_separate): N in [128, 65536], C in [8, 4096], at most 16 MB
 SEPARATE_LAB = [RESULTS / "lab" / f"2026-12-04-h200-random-{seed}-separate.csv" for seed in (83190415, 290571133)]
+# the column tile's labs (random_sites --variants fused forced_column_tile...): N in [128, 4096], C in [8, 8192], at
+# most 8 MB, each site's tile on 4, 8 and 16 warps; N in [1024, 16384], C in [8, 4096], XBLOCK 8, 4 and 2
+TILE_LAB = sorted((RESULTS / "lab").glob("2026-12-04-h200-random-*-column-tile*.csv"))
+TILE = re.compile(r"'XBLOCK': (\d+), 'num_warps': (\d+)")
 MIN_SUITE_US = 30.0
 LAUNCH = re.compile(r"LaunchConfig\(XBLOCK=(\d+), R0_BLOCK=(\d+), RSPLIT=(\d+)")
 
@@ -216,6 +222,69 @@ def report_separate(frame: pd.DataFrame, model: profitability.Model) -> str:
     return "\n".join(lines)
 
 
+def tile_sites(lab: list[pathlib.Path]) -> pd.DataFrame:
+    """One row per column tile measured in the labs (a site and an ``XBLOCK``) with the warps the package gives that
+    ``XBLOCK`` (``column_tile`` with it as an override), of sites stock splits: N, the bytes the kernel moves and
+    loads, the bytes of a loaded row a program covers, its µs, stock's and the package's (the ``fused`` variant)."""
+    rows = []
+    for path in lab:
+        frame = pd.read_csv(path)
+        variants = [c.removeprefix("decisions_") for c in frame if c.startswith("decisions_forced_column_tile")]
+        for r in frame.to_dict("records"):
+            itemsize = families.DTYPES[r["dtype"]].itemsize
+            heavy = families.ALL_CASES[r["family"]].fn in HEAVY_FAMILIES
+            for variant in variants:
+                ran = TILE.search(str(r[f"decisions_{variant}"]))
+                if not ran or r["kernels_stock"] < 3:
+                    continue
+                xblock, warps = map(int, ran.groups())
+                if column_tile(r["cols"], r["rows"], itemsize, heavy, {"XBLOCK": xblock}) != (xblock, warps):
+                    continue
+                rows.append(dict(source=path.stem, site=f"{r['family']} {r['dtype']}[{r['rows']}x{r['cols']}]",
+                                 rows=r["rows"], xblock=xblock, fused_bytes=r["bytes_moved"],
+                                 load_bytes=r["bytes_moved"] - r["rows"] * r["cols"] * _store_itemsize(r),
+                                 row_bytes=xblock * itemsize, stock_us=r["stock_us"], fused_us=r["fused_us"],
+                                 tile_us=r[f"{variant}_us"]))
+    return pd.DataFrame(rows).drop_duplicates(["site", "xblock"])
+
+
+# the families whose producer is transcendental (the GELU backward): the tile gives them fewer elements a thread
+HEAVY_FAMILIES = (families.f2_gelu_backward,)
+# the families whose transposed copy is fp8 (the others store the site's dtype)
+FP8_FAMILIES = ("F5-fp8-cast-transpose-dbias", "F5-rowwise")
+
+
+def _store_itemsize(r: dict) -> int:
+    return 1 if r["family"] in FP8_FAMILIES else families.DTYPES[r["dtype"]].itemsize
+
+
+def predict_tile(frame: pd.DataFrame, model: profitability.ColumnTileModel) -> np.ndarray:
+    return np.array([profitability.column_tile_us(r.rows, r.fused_bytes, r.load_bytes, r.row_bytes, model)
+                     for r in frame.itertuples()])
+
+
+def fit_tile(frame: pd.DataFrame) -> profitability.ColumnTileModel:
+    start = np.array(dataclasses.astuple(profitability.COLUMN_TILE))
+
+    def residuals(x):
+        return np.log(predict_tile(frame, profitability.ColumnTileModel(*np.abs(x))) / frame.tile_us)
+
+    return profitability.ColumnTileModel(*np.abs(least_squares(residuals, start, x_scale=np.abs(start)).x))
+
+
+def report_tile(frame: pd.DataFrame, model: profitability.ColumnTileModel) -> str:
+    predicted = predict_tile(frame, model)
+    error = np.log(predicted / frame.tile_us)
+    lines = [f"{model}", f"{len(frame)} tiles; rms log error {np.sqrt(np.mean(error ** 2)):.3f}, rank correlation "
+             f"{spearmanr(predicted, frame.tile_us)[0]:.3f}"]
+    for xblock, group in frame.groupby("xblock"):
+        over_stock = group.stock_us / group.tile_us
+        lines.append(f"XBLOCK {xblock}: {len(group)} tiles, rms log error "
+                     f"{np.sqrt(np.mean(error[group.index] ** 2)):.3f}; over stock {over_stock.min():.2f}-"
+                     f"{over_stock.max():.2f}x (geomean {math.exp(np.log(over_stock).mean()):.2f}x)")
+    return "\n".join(lines)
+
+
 def report(frame: pd.DataFrame, model: profitability.Model) -> str:
     stock, fused = predict(frame, model)
     measured, predicted = frame.stock_us / frame.fused_us, stock / fused
@@ -239,6 +308,7 @@ def main(argv=None) -> None:
     parser.add_argument("--lab", nargs="*", type=pathlib.Path, default=LAB)
     parser.add_argument("--walk-stock", nargs="*", type=pathlib.Path, default=WALK_STOCK)
     parser.add_argument("--separate", nargs="*", type=pathlib.Path, default=SEPARATE_LAB)
+    parser.add_argument("--tile", nargs="*", type=pathlib.Path, default=TILE_LAB)
     args = parser.parse_args(argv)
     frame = sites(args.random + args.lab, args.suites)
     print("split, shipped constants:\n" + report(frame, profitability.MODEL))
@@ -254,6 +324,9 @@ def main(argv=None) -> None:
     print("\nseparate finish, shipped constants:\n" + report_separate(separate, profitability.MODEL))
     refit = fit_separate(separate, profitability.MODEL)
     print(f"\nseparate finish, refit: {refit}\n" + report_separate(separate, refit))
+    tiles = tile_sites(args.tile)
+    print("\ncolumn tile, shipped constants:\n" + report_tile(tiles, profitability.COLUMN_TILE))
+    print("\ncolumn tile, refit:\n" + report_tile(tiles, fit_tile(tiles)))
 
 
 if __name__ == "__main__":

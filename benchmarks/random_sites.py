@@ -77,7 +77,10 @@ VARIANTS |= {name: harness.FUSED | {"reduction_transpose_fusion_launch_config": 
 # fx_passes/profitability.py)
 FORCED_LAUNCHES = {"forced_rules": "SEPARATE_FINISH=0", "forced_separate": "SEPARATE_FINISH=1",
                    "forced_unsplit": "UNSPLIT=1", "forced_rsplit1": "RSPLIT=1",
-                   "forced_rsplit1p": "RSPLIT=1,PREFETCH=1"}
+                   "forced_rsplit1p": "RSPLIT=1,PREFETCH=1", "forced_column_tile": "COLUMN_TILE=1",
+                   "forced_column_tile8": "COLUMN_TILE=1,num_warps=8",
+                   "forced_column_tile16": "COLUMN_TILE=1,num_warps=16",
+                   **{f"forced_column_tile_x{x}": f"COLUMN_TILE=1,XBLOCK={x}" for x in (2, 4, 8)}}
 VARIANTS |= {name: harness.FORCED | {"reduction_transpose_fusion_autotune": False,
                                      "reduction_transpose_fusion_launch_config": launch}
              for name, launch in FORCED_LAUNCHES.items()}

@@ -30,11 +30,12 @@ from torch._inductor.runtime.hints import DeviceProperties
 from . import _torch_private, config
 from ._torch_private import DisableReduction, EnableReduction, FixedTritonConfig, V
 from .codegen.triton import FINISH_COMBINE, ReductionTransposeTritonKernel
-from .fx_passes.reduction_transpose import (FLAGGED_DTYPES, META_KEY, VECTOR_MULTIPLE, Site, package_hash,
-                                           predicted_estimate, row_symbol, row_tile_grid_available,
+from .fx_passes.reduction_transpose import (FLAGGED_DTYPES, META_KEY, VECTOR_MULTIPLE, Site, heavy_producer,
+                                           package_hash, predicted_estimate, row_symbol, row_tile_grid_available,
                                            separate_allowed, vector_rows)
 from .runtime.triton_heuristics import (MAX_RSPLIT, STOCK_LAUNCH, LaunchConfig, WorkspaceBoundError,
-                                        candidate_override, changed_overrides, even_rsplit, launch_config, wide_fp8_cast)
+                                        candidate_override, changed_overrides, column_tile, even_rsplit, launch_config,
+                                        wide_fp8_cast)
 from .scheduler import origins, sites_in
 
 log = logging.getLogger(__name__)
@@ -85,6 +86,12 @@ class ReductionTransposeChoices(InductorChoices):
             return kwargs
         cols = V.graph.sizevars.optimization_hint(features.numel)
         rows = V.graph.sizevars.optimization_hint(features.reduction_numel)
+        if override.get("COLUMN_TILE"):
+            why = ("the launch candidate timed fastest" if candidate_override().get("COLUMN_TILE")
+                   else "reduction_transpose_fusion_launch_config")
+            if _column_tile(kwargs, sites, names, features, cols, rows, override, why):
+                return kwargs
+            override = {}
         num_sms = DeviceProperties.create(V.graph.get_current_device_or_throw()).multi_processor_count
         narrowest, widest, moved, widest_load = _itemsizes(features, site)
         reductions = sum(1 for n in features.scheduler_nodes() if n.is_reduction())
@@ -101,6 +108,7 @@ class ReductionTransposeChoices(InductorChoices):
                       row_tile_grid=no_grid is None, widest_load=widest_load)
         override.pop("UNSPLIT", None)  # 0 here: the package's launch
         separate_asked = override.pop("SEPARATE_FINISH", None)  # not a key of the launch rules
+        tile_asked = override.pop("COLUMN_TILE", None)  # 0 here (1 was taken above): the package's launch
         if separate_asked:
             vector["row_tile_grid"] = False  # the row-tile grid's partials are flagged words
         try:
@@ -112,11 +120,18 @@ class ReductionTransposeChoices(InductorChoices):
             log.info("skip %s: %s; Inductor's own launch of the unsplit reduction", names, e)
             return kwargs
         last_block = _single_loop(features)
-        # the cost model chooses the launch (the split, the separate finish or the walk) with no launch override;
-        # the walk was measured on single-loop kernels only (a result read in a later loop is left to stock's split)
-        model_chooses = last_block and not override and separate_asked is None
+        # the cost model chooses the launch (the split, the separate finish, the walk or the column tile) with no
+        # launch override; the walk was measured on single-loop kernels only
+        model_chooses = not override and separate_asked is None and tile_asked is None
         guess = predicted_estimate(site, reductions, launch.row_tile_grid, launch) if model_chooses else None
-        if guess and guess.walk:
+        if guess and guess.column_tile:
+            if _column_tile(kwargs, sites, names, features, cols, rows, {}, f"the cost model: {guess.describe()}"):
+                return kwargs
+            if not last_block:  # a result read in a later loop: Inductor's own launch rather than a grid barrier
+                log.info("%s: Inductor's own launch of the unsplit reduction (its kernel reads a reduction in a "
+                         "later loop, and the column tile the pass priced for it does not fit this kernel)", names)
+                return kwargs
+        if guess and guess.walk and last_block:
             _log_decision(sites, copies, names,
                           f"Inductor's own launch of the unsplit reduction (the cost model: {guess.describe()})", None)
             return kwargs
@@ -158,6 +173,29 @@ class ReductionTransposeChoices(InductorChoices):
             separate_finish=separate,
         )
         return kwargs
+
+
+def _column_tile(kwargs: dict[str, Any], sites: list[Site], names: str, features, cols: int, rows: int,
+                 override: dict[str, int], why: str) -> bool:
+    """Give ``kwargs`` the column tile (``runtime.triton_heuristics.column_tile``: Inductor's persistent reduction,
+    unsplit, with the tile's fixed config) and log it with ``why``; False, logged, where the kernel cannot take it:
+    a dynamic N (the tile is all N rows, a constexpr) or rows that do not fit the tile."""
+    if not features.reduction_numel.is_number:
+        log.info("%s: no column tile (N=%s is dynamic); the package's launch", names, features.reduction_numel)
+        return False
+    # the pass's element size and producers (column_tile_allowed), so that both see the same tile
+    widest, heavy = max(s.widest for s in sites), any(heavy_producer(s) for s in sites)
+    tile = column_tile(cols, rows, widest, heavy, override)
+    if tile is None:
+        log.info("%s: no column tile (N=%d rows of %d-byte elements do not fit it); the package's launch",
+                 names, rows, widest)
+        return False
+    config = {"XBLOCK": tile[0], "num_warps": tile[1], "num_stages": 1}
+    _log_decision(sites, _fused_copies(features, sites), names,
+                  f"the column tile, Inductor's persistent reduction unsplit ({why}; {config})", None)
+    kwargs.update(override_persistent_reduction=True, override_cooperative_reduction=False,
+                  fixed_config=FixedTritonConfig(config))
+    return True
 
 
 def _separate_finish(names: str, launch: LaunchConfig, last_block: bool, asked: Optional[int],

@@ -106,8 +106,8 @@ def f5_bf16_cast(g):
 
 def f5_rowwise(g):
     """torchao's rowwise recipe for the weight-gradient operand: per-column scales from a column amax, the scaled fp8
-    cast transposed, and the bias gradient.  The amax feeds the cast, so one kernel could only hold both behind a
-    grid barrier (the pass leaves that reduction to stock)."""
+    cast transposed, and the bias gradient.  The amax feeds the cast, so one kernel holds both only as the column
+    tile (all N rows in registers); any other would need a grid barrier (the pass leaves those sites to stock)."""
     amax = g.abs().amax(0, keepdim=True).float().clamp(min=1e-12)
     q = (g.float() * (448.0 / amax)).to(FP8)
     return q.t().contiguous(), g.sum(0)
@@ -187,7 +187,8 @@ CASES = {
     )
 }
 # Families of the random-site check beyond CASES: a 4-D input (it fuses), and two whose copy needs a column reduction
-# of x first, which the pass leaves to stock (so the tests that expect one fused kernel per family skip them)
+# of x first, which the pass fuses only as the column tile (so the tests that expect one fused kernel per family at
+# any size skip them)
 EXTRA_CASES = {
     c.name: c
     for c in (

@@ -62,6 +62,29 @@ about 1-2 MB moved, where it predicts a gain of at least :data:`SEPARATE_MIN_GAI
 sites (in-sample), 54 of 62 fused at the threshold, 23 with the separate finish, geomean 1.12x against 1.05x for the
 split alone, 6 slower than stock by more than 3% either way.
 
+The column tile.  A site of at most a few thousand rows (static) fits all N rows of a few columns in one program's
+registers: Inductor's persistent reduction, unsplit (``runtime.triton_heuristics.column_tile``: XBLOCK one 32-byte
+sector of a row, narrower where N needs it, at most 16384 elements a program).  It reads x once, writes ``v.T`` from
+the same registers, and has one launch with no partials, no finish and no semaphores; and a reduction whose result a
+full-size op reads (a centering, a rowwise fp8 cast's column scale), which any other launch must finish before a
+second pass over x, is finished in the program's registers.  Its time is a launch, the bytes (the loaded ones
+counted again for the part of each 32-byte sector a program does not use) and a term per row:
+
+    column_tile = column_tile.fixed_us + column_tile.row_us * N
+                  + (fused_bytes + column_tile.sector_waste * (32 / row_bytes - 1) * load_bytes) / column_tile.mb_per_us
+
+where ``row_bytes`` is ``XBLOCK`` times the element size (at most 32).  Fit to the 252 tiles of at most 16384
+elements (4096 under a transcendental producer) measured in the tile's H200 labs with the warps the package gives
+them, 137 tiles of sites stock splits: random seeds 2117554925 and 1444571567 (N in [128, 4096], C in [8, 8192], at
+most 8 MB, each site on 4, 8 and 16 warps; package ``d00ae449``) and 640289596 (N in [1024, 16384], C in [8, 4096],
+XBLOCK 8, 4 and 2; package ``57bfef61``), ``results/lab/*-column-tile*.csv``: rms error of the log time 0.21 (0.18
+for one sector a row, 0.25 for XBLOCK 2), rank correlation 0.92.  Tiles of one sector ran 1.10-3.14x faster than stock
+(geomean 2.09x on the first lab's 64 sites that take one); tiles of part of a sector 0.70-2.19x, faster than
+a sector's where C is narrow (more programs) and slower where it is wide.  Where it is allowed
+(``reduction_transpose.column_tile_allowed``: static N, a reduction stock splits, N fits the tile) it is one more
+launch of the model, and the launch candidates timed at compile include it; for a site with a second pass over x it
+is the only launch the model prices (the candidates timed at compile may still find Inductor's own launch faster).
+
 An earlier fit (seed 1243628023, package ``e4913d64``, with the launches of that day) had a fixed cost of 5.3 µs
 and a bandwidth that fell below about two programs an SM; on the current kernels the fit took that term to nothing
 (saturation at 1.7 programs), so it was removed.  The model sorts sites into clear losses and the
@@ -113,6 +136,30 @@ class WalkModel:
 WALK = WalkModel()
 
 
+@dataclasses.dataclass(frozen=True)
+class ColumnTileModel:
+    """The constants of the column tile's formula (module docstring; µs, MB per µs, a fraction, µs per row); the
+    defaults are its fit."""
+
+    fixed_us: float = 1.83
+    mb_per_us: float = 2.10
+    sector_waste: float = 0.228
+    row_us: float = 0.536e-3
+
+
+COLUMN_TILE = ColumnTileModel()
+SECTOR_BYTES = 32  # the column tile's loads come in 32-byte sectors (runtime.triton_heuristics.COLUMN_TILE_ROW_BYTES)
+
+
+def column_tile_us(rows: int, fused_bytes: int, load_bytes: int, row_bytes: int,
+                   model: ColumnTileModel = COLUMN_TILE) -> float:
+    """Predicted µs of the column tile (module docstring) over ``rows`` rows, moving ``fused_bytes`` of which
+    ``load_bytes`` are loaded ``row_bytes`` a row a program (``XBLOCK`` times the element size)."""
+    waste = max(1.0, SECTOR_BYTES / row_bytes) - 1
+    return (model.fixed_us + (fused_bytes + model.sector_waste * waste * load_bytes) / 1e6 / model.mb_per_us
+            + model.row_us * rows)
+
+
 def walk_rows(cols: int) -> int:
     """Rows a loop iteration of the walk covers: the ``R0_BLOCK`` of Inductor 2.11's one config for an outer
     reduction of static sizes (``runtime/triton_heuristics.py``, ``_reduction_configs``' ``outer_config_opt``; its
@@ -142,15 +189,18 @@ class Estimate:
     fused_mb: float
     programs: int
     separate_us: float = math.inf
+    column_tile_us: float = math.inf
 
     @property
     def launches(self) -> dict[str, float]:
-        """{launch: predicted µs}, in the order a tie goes (the split, then the separate finish, then the walk)."""
-        return {"split": self.split_us, "separate finish": self.separate_us, "walk": self.walk_us}
+        """{launch: predicted µs}, in the order a tie goes (the split, the separate finish, the walk, the column
+        tile)."""
+        return {"split": self.split_us, "separate finish": self.separate_us, "walk": self.walk_us,
+                "column tile": self.column_tile_us}
 
     @property
     def launch(self) -> str:
-        """The launch predicted fastest: ``"split"``, ``"separate finish"`` or ``"walk"``."""
+        """The launch predicted fastest: ``"split"``, ``"separate finish"``, ``"walk"`` or ``"column tile"``."""
         return min(self.launches, key=self.launches.get)
 
     @property
@@ -168,11 +218,16 @@ class Estimate:
         return self.launch == "separate finish"
 
     @property
+    def column_tile(self) -> bool:
+        """True if the column tile is predicted the fastest launch."""
+        return self.launch == "column tile"
+
+    @property
     def speedup(self) -> float:
         return self.stock_us / self.fused_us
 
     def describe(self) -> str:
-        programs = "" if self.walk else f" ({self.programs} programs)"
+        programs = "" if self.walk or self.column_tile else f" ({self.programs} programs)"
         others = "".join(f", {name} {us:.1f} us" for name, us in self.launches.items()
                          if name != self.launch and us != math.inf)
         return (f"predicted fused the {self.launch} {self.fused_us:.1f} us{programs} ({self.fused_mb:.2f} MB{others}) "
@@ -182,7 +237,8 @@ class Estimate:
 
 def estimate(rows: int, cols: int, reductions: int, stock_bytes: int, fused_bytes: int, rsplit: int,
              xblock: int, model: Model = MODEL, walk: bool = False, walk_model: WalkModel = WALK,
-             split: bool = True, separate: bool = False) -> Estimate:
+             split: bool = True, separate: bool = False, tile_row_bytes: int = 0, load_bytes: int = 0,
+             tile_model: ColumnTileModel = COLUMN_TILE) -> Estimate:
     """The model above for a site stock splits.
 
     Args:
@@ -198,6 +254,10 @@ def estimate(rows: int, cols: int, reductions: int, stock_bytes: int, fused_byte
         split: whether the split is a choice (not under the expert's ``UNSPLIT=1``; then ``split_us`` is ``inf``).
         separate: whether the separate finish is a choice (``reduction_transpose.separate_allowed``; more than one
             program a column block).
+        tile_row_bytes: the bytes of a loaded row the column tile's program covers (``XBLOCK`` times the element
+            size); 0 where the tile is not a choice (``reduction_transpose.column_tile_allowed``).
+        load_bytes: the bytes of ``fused_bytes`` that are loaded (the column tile's sector term).
+        tile_model: the column tile's constants.
     """
     programs = rsplit * -(-cols // xblock)
     stock_kernels = 2 + reductions
@@ -213,5 +273,7 @@ def estimate(rows: int, cols: int, reductions: int, stock_bytes: int, fused_byte
     if separate_time * (1 + SEPARATE_MIN_GAIN) > split_time:  # a gain within the timing noise: keep the measured split
         separate_time = math.inf
     walk_time = walk_us(rows, cols, fused_bytes, walk_model) if walk else math.inf
+    tile_time = (column_tile_us(rows, fused_bytes, load_bytes, tile_row_bytes, tile_model) if tile_row_bytes
+                 else math.inf)
     return Estimate(stock, split_time, walk_time, stock_kernels, stock_bytes / 1e6, fused_bytes / 1e6, programs,
-                    separate_time)
+                    separate_time, tile_time)

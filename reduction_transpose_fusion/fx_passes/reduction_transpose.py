@@ -37,8 +37,8 @@ from torch._logging import trace_structured
 from torch.fx.experimental.symbolic_shapes import statically_known_true
 
 from .. import _torch_private, config
-from ..runtime.triton_heuristics import (TRANSCENDENTAL, LaunchConfig, WorkspaceBoundError, launch_config,
-                                        wide_fp8_cast)
+from ..runtime.triton_heuristics import (TRANSCENDENTAL, LaunchConfig, WorkspaceBoundError, column_tile,
+                                        launch_config, wide_fp8_cast)
 from . import profitability, realize_scales
 
 log = logging.getLogger(__name__)
@@ -373,14 +373,18 @@ def skip_reason(site: Site, row_tiles: bool = False, reductions: int = 1) -> Opt
                 "reduction in its split-scan kernel, which cannot hold a reduction")
     if site.nbytes == 0:
         return EMPTY
-    if site.result_reader:
+    two_pass_tile = bool(site.result_reader or site.copy_reads_reduction) and column_tile_allowed(site)
+    if site.result_reader and not two_pass_tile:
         return (f"its result is read by the full-size {site.result_reader} (a scale or a centering): one kernel "
                 "would need a grid barrier between a reduction pass and a second pass over x, measured at half of "
-                "stock's speed (the rowwise fp8 cast's column amax, x - x.mean(0)); left to stock's split reduction")
-    if site.copy_reads_reduction:
+                "stock's speed (the rowwise fp8 cast's column amax, x - x.mean(0)), and the column tile, which holds "
+                "all N rows and needs no second pass, does not apply (column_tile_allowed: a dynamic N, more rows "
+                "than the tile holds, or a reduction stock does not split); left to stock's split reduction")
+    if site.copy_reads_reduction and not two_pass_tile:
         return (f"the transposed copy is computed from {site.copy_reads_reduction}, a reduction of x over its leading "
                 "dims, so it is a second pass over x in any kernel, and stock's split kernel computes this reduction "
-                "in the first pass beside that one: fusing saves no read (random sites: 0.74-1.00x fused)")
+                "in the first pass beside that one: fusing saves no read (random sites: 0.74-1.00x fused; the "
+                "column tile, which would save it, does not apply: column_tile_allowed)")
     if reductions > MAX_COPY_REDUCTIONS:
         return (f"its transposed copy pairs with {reductions} reductions, more than the {MAX_COPY_REDUCTIONS} one "
                 "kernel may hold (each keeps an accumulator tile in registers; MAX_COPY_REDUCTIONS)")
@@ -457,7 +461,8 @@ def predicted_launch(site: Site, reductions: int, row_tiles: bool) -> LaunchConf
     moved = site.u_bytes + site.v_bytes - site.shared_bytes + site.itemsize
     static_rows, static_cols = site.rows.is_number, site.cols.is_number
     # UNSPLIT=1 comes alone; SEPARATE_FINISH changes the finish, not the launch
-    override = {k: v for k, v in config.launch_override().items() if k not in ("UNSPLIT", "SEPARATE_FINISH")}
+    override = {k: v for k, v in config.launch_override().items()
+                if k not in ("UNSPLIT", "SEPARATE_FINISH", "COLUMN_TILE")}
     return launch_config(
         cols, rows, site.narrowest, site.widest, DeviceProperties.create(_device(site)).multi_processor_count,
         override, site.op_count, reductions, site.producer_ops, static_rows, moved, static_cols,
@@ -473,10 +478,20 @@ def predicted_estimate(site: Site, reductions: int, row_tiles: bool,
     moved = site.u_bytes + site.v_bytes - site.shared_bytes + site.itemsize
     launch = launch or predicted_launch(site, reductions, row_tiles)
     stock_bytes = (site.u_bytes + site.v_bytes + site.itemsize) * rows * cols
-    unsplit = bool(config.launch_override().get("UNSPLIT"))  # the expert's walk: the split is no choice
+    override = config.launch_override()
+    unsplit = bool(override.get("UNSPLIT"))  # the expert's walk: the split is no choice
+    # a second pass over x (a result read by a full-size op): the column tile holds it, any other launch needs a
+    # grid barrier or a second read (measured at half of stock's speed)
+    two_pass = bool(site.result_reader or site.copy_reads_reduction)
+    tile = site_column_tile(site)
+    tile_args = dict(tile_row_bytes=tile[0] * site.widest if tile else 0,
+                     load_bytes=(moved - site.itemsize) * rows * cols)
+    if override.get("COLUMN_TILE") and tile or two_pass:  # the tile alone
+        return profitability.estimate(rows, cols, reductions, stock_bytes, moved * rows * cols, launch.RSPLIT,
+                                      launch.XBLOCK, split=False, **tile_args)
     return profitability.estimate(rows, cols, reductions, stock_bytes, moved * rows * cols, launch.RSPLIT,
                                   launch.XBLOCK, walk=unsplit or walk_allowed(site), split=not unsplit,
-                                  separate=separate_allowed(row_tiles))
+                                  separate=separate_allowed(row_tiles), **tile_args)
 
 
 def separate_allowed(row_tiles: bool = False) -> bool:
@@ -491,6 +506,31 @@ def separate_allowed(row_tiles: bool = False) -> bool:
     if override.get("SEPARATE_FINISH", not override) == 0 or row_tiles or inductor_config.triton.multi_kernel:
         return False
     return row_tile_grid_available()
+
+
+def column_tile_allowed(site: Site) -> bool:
+    """Whether ``site``'s kernel may take the column tile (``runtime.triton_heuristics.column_tile``: all N rows of
+    a few columns in one program's registers, so no second pass over x for a result read by a full-size op): no
+    expert launch but ``COLUMN_TILE=1`` (with its ``XBLOCK`` and ``num_warps``), a static N (the tile is all of
+    it), a reduction stock splits (where stock emits one unsplit kernel the tile was not measured against it), and
+    rows that fit the tile.  ``choices`` emits it where the cost model predicts it fastest, or where asked."""
+    return site_column_tile(site) is not None
+
+
+def site_column_tile(site: Site) -> Optional[tuple[int, int]]:
+    """``(XBLOCK, num_warps)`` of ``site``'s column tile where :func:`column_tile_allowed`, else None."""
+    override = config.launch_override()
+    if (override and not override.get("COLUMN_TILE")) or site.hints is None or not site.rows.is_number:
+        return None
+    if _wide(site) or stock_split_factor(site) == 1:
+        return None
+    return column_tile(site.hints[1], site.hints[0], site.widest, heavy_producer(site), override)
+
+
+def heavy_producer(site: Site) -> bool:
+    """Whether a transcendental op computes ``u`` or ``v`` (a GELU backward): the column tile then gives each thread
+    fewer elements."""
+    return bool(site.producer_ops & TRANSCENDENTAL)
 
 
 def walk_allowed(site: Site) -> bool:

@@ -407,7 +407,8 @@ EVEN_RSPLIT_ABOVE = 32
 # program beat the rules' one wave on each of the four losing sites (LayerNorm backward f32[20973, 2846] 0.52 ->
 # 1.55x, f32[40244, 554] 0.78 -> 0.97x, f32[11738, 214] 0.91 -> 1.06x, the bf16 cast of fp16[83998, 257] 0.80 -> 1.51x)
 # and the prefetched row loop on two (f32[40244, 554] 1.23x, f32[11738, 214] 1.16x); one wave is there for the sites
-# the rules give one tile a program.  The last, STOCK_LAUNCH, is Inductor's own launch of the unsplit reduction
+# the rules give one tile a program.  COLUMN_TILE=1 is the column tile (above) where N fits it (else it comes out as
+# the rules' launch and is timed once).  The last, STOCK_LAUNCH, is Inductor's own launch of the unsplit reduction
 # (choices leaves the kernel to stock's heuristics): where stock emits that kernel anyway (N <= 128, or a wide C) it
 # is stock's time, so a site the rules' launch would lose, e.g. f32[2, 2, 16, 22137] flattened to N = 64 at 0.73x of
 # stock (random seed 1667986576), keeps stock's launch.  Candidates that come out as the same source are timed once.  Inductor's
@@ -417,7 +418,7 @@ STOCK_LAUNCH = {"UNSPLIT": 1}
 # (codegen/triton.py), timed as both its kernels in one module; by default the cost model proposes it as the rules' launch
 # where it predicts it faster (small sites: fx_passes/profitability.py).
 AUTOTUNE_CANDIDATES: tuple[dict[str, int], ...] = (
-    {}, {"TILES_PER_PROGRAM": 1}, {"TILES_PER_PROGRAM": 0}, {"PREFETCH": 1}, STOCK_LAUNCH,
+    {}, {"TILES_PER_PROGRAM": 1}, {"TILES_PER_PROGRAM": 0}, {"PREFETCH": 1}, {"COLUMN_TILE": 1}, STOCK_LAUNCH,
 )
 MAX_AUTOTUNE_CANDIDATES = AUTOTUNE_CANDIDATES + (
     {"num_warps": 8}, {"TILES_PER_PROGRAM": 2}, {"TILES_PER_PROGRAM": 4}, {"XBLOCK": 32, "R0_BLOCK": 64},
@@ -461,6 +462,47 @@ def fastest_candidate(timed: list[tuple[dict[str, int], float]], baseline: dict[
     base_ms = next((ms for override, ms in timed if override == baseline), math.inf)
     best, best_ms = min(timed, key=lambda item: item[1], default=(baseline, math.inf))
     return dict(best) if best_ms < base_ms * (1 - AUTOTUNE_MARGIN) else dict(baseline)
+
+
+# The column tile: Inductor's persistent reduction, unsplit.  One program holds XBLOCK columns of all N rows in
+# registers (R0_BLOCK = N to the next power of two), so it reads x once, writes v.T from the same registers and needs
+# no partials, no finish, no semaphores, and no second pass for a result read by a full-size op (a centering, a
+# rowwise fp8 cast's column scale): one launch.  XBLOCK covers one 32-byte sector of a loaded row, halved (down to
+# COLUMN_TILE_MIN_XBLOCK) until the tile holds at most COLUMN_TILE_MAX_ELEMENTS; the warps give each thread
+# COLUMN_TILE_ELEMENTS_PER_THREAD elements (HEAVY_ELEMENTS_PER_THREAD under a transcendental producer), at least 4.
+# So it takes N up to 8192 (f32 or 16-bit; a transcendental producer 2048), the rows past 2048 (f32) or 1024 (16-bit)
+# with part of a sector a row.  H200 labs (results/lab/*-column-tile*.csv): on 96 random sites with N in
+# [128, 4096] and C in [8, 8192], tiles of one sector ran 1.10-3.14x faster than stock (geomean 2.09x), 4 warps best
+# up to 8192 elements and 8 at 16384; tiles of 32768 elements on 16 warps ran 0.15-1.33x (registers spill), and a GELU
+# backward's tile of 8192 elements 0.79x on 4 warps, 1.39x on 16.  On 48 sites with N in [1024, 16384] the tiles of
+# XBLOCK 4 and 2 ran 0.70-2.19x: faster than one sector's where C is narrow (more programs), slower where it is wide
+# (the cost model's sector term, fx_passes/profitability.py).
+COLUMN_TILE_ROW_BYTES = 32
+COLUMN_TILE_ELEMENTS_PER_THREAD = 64
+COLUMN_TILE_MAX_ELEMENTS = 16384
+COLUMN_TILE_MIN_XBLOCK = 2
+COLUMN_TILE_MIN_WARPS, COLUMN_TILE_MAX_WARPS = 4, 16
+
+
+def column_tile(cols: int, rows: int, itemsize: int, heavy: bool = False, override: dict[str, int] | None = None
+                ) -> tuple[int, int] | None:
+    """``(XBLOCK, num_warps)`` of the column tile (above) for ``x [rows, cols]`` whose widest full-size elements
+    have ``itemsize`` bytes, ``heavy`` under a transcendental producer; None where even its narrowest tile would
+    exceed :data:`COLUMN_TILE_MAX_ELEMENTS` or its warps' share.  ``override`` may set ``XBLOCK`` and ``num_warps``
+    (``reduction_transpose_fusion_launch_config``)."""
+    override = override or {}
+    rblock = next_power_of_2(rows)
+    per_thread = HEAVY_ELEMENTS_PER_THREAD if heavy else COLUMN_TILE_ELEMENTS_PER_THREAD
+    most = min(COLUMN_TILE_MAX_ELEMENTS, COLUMN_TILE_MAX_WARPS * 32 * per_thread)
+    xblock = override.get("XBLOCK", min(max(1, COLUMN_TILE_ROW_BYTES // itemsize), next_power_of_2(cols)))
+    while "XBLOCK" not in override and xblock * rblock > most and xblock > COLUMN_TILE_MIN_XBLOCK:
+        xblock //= 2
+    lanes = -(-xblock * rblock // per_thread)
+    warps = override.get("num_warps", min(max(COLUMN_TILE_MIN_WARPS, next_power_of_2(-(-lanes // 32))),
+                                          COLUMN_TILE_MAX_WARPS))
+    if xblock * rblock > min(most, warps * 32 * per_thread):
+        return None
+    return xblock, warps
 
 
 # CUDA's gridDim.x limit: RSPLIT is the grid's dim 0 (the heuristic's stays far below; config checks an override's)

@@ -156,15 +156,17 @@ def test_fuses_exactly_where_stock_splits(fn, shapes, decisions):
     assert (stock, on, fused) in ((3, 1, True), (1, 1, False)), (stock, on, decisions)
 
 
-def test_a_site_of_few_rows_takes_inductors_own_unsplit_launch(decisions):
-    """fp32[200, 64] (stock: 3 kernels): the cost model predicts the walk (Inductor's own launch of the unsplit
-    reduction, no partials, no semaphores) faster than the split and than stock; one kernel, the copy bit-exact."""
+def test_a_site_of_few_rows_takes_the_column_tile(decisions):
+    """fp32[200, 64] (stock: 3 kernels): the cost model predicts the column tile (Inductor's persistent reduction,
+    unsplit: all 200 rows of 8 columns a program, no partials, no semaphores) faster than the split, the walk and
+    stock; one kernel, the copy bit-exact."""
     case = families.CASES["F1-t"]
     src = generate("F1-t", "fp32", 200, 64, reduction_transpose_fusion=True)
     (kernel,) = interpret.kernel_sources(src).values()
-    assert "@triton_heuristics.reduction(" in kernel and "sem_ptr" not in kernel and "RSPLIT" not in kernel
-    assert any("Inductor's own launch of the unsplit reduction (the cost model: predicted fused the walk" in line
-               for line in decisions)
+    assert "sem_ptr" not in kernel and "RSPLIT" not in kernel and "for r0_offset" not in kernel  # one tile, no loop
+    assert "config={'XBLOCK': 8, 'num_warps': 4" in kernel and "R0_BLOCK: tl.constexpr = 256" in kernel
+    assert any("the column tile, Inductor's persistent reduction unsplit (the cost model: predicted fused the column "
+               "tile" in line for line in decisions), decisions
     x = torch.randn(200, 64, generator=torch.Generator().manual_seed(3))
     out, ref = interpret.run_on_cpu(src, [x]), case.fn(x.double())
     assert torch.equal(families.bits(out[0]), families.bits(x.t().contiguous()))

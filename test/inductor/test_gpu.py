@@ -136,13 +136,45 @@ def test_separate_finish_on_gpu(name, rows, cols, launch, dtype):
             assert torch.equal(families.bits(out), families.bits(st)), f"output {i} differs from stock"
         else:
             assert families.rel_err(out, ref) <= families.TOLERANCE[out.dtype], i
+    assert_reruns_give_the_same_bits(case.fn, inputs, options, fused)
+
+
+def assert_reruns_give_the_same_bits(fn, inputs, options, fused) -> None:
+    """``fn`` compiled again with ``options`` under CUDA graphs gives ``fused``'s bits on every one of four runs."""
     torch._dynamo.reset()
-    graphed = torch.compile(case.fn, dynamic=False,
-                            options=options | torch._inductor.list_mode_options("reduce-overhead"))
+    graphed = torch.compile(fn, dynamic=False, options=options | torch._inductor.list_mode_options("reduce-overhead"))
     for _ in range(4):
         again = [t.clone() for t in graphed(*inputs)]
         for i, (a, b) in enumerate(zip(again, fused)):
             assert torch.equal(families.bits(a), families.bits(b)), f"output {i} changed on a rerun"
+
+
+# (family, N, C) that take the column tile in every dtype: all N rows fit one program's registers (the GELU
+# backward's tile gives each thread fewer elements, so fewer rows); F5-rowwise and F6-centering read a reduction's
+# result in a full-size op, which the tile computes in the same pass
+COLUMN_TILES = [("F1-t", 700, 96), ("F2-gelu-backward", 200, 77), ("F3-layernorm-backward", 1000, 40),
+                ("F4-flatten-4d", 512, 130), ("F5-fp8-cast-transpose-dbias", 513, 130), ("F5-rowwise", 300, 200),
+                ("F6-centering", 1000, 33), ("F6-centering", 3000, 40), ("F1-t", 5000, 50)]  # the last two: XBLOCK 4, 2
+
+
+@pytest.mark.parametrize("dtype", families.DTYPES.values(), ids=families.DTYPES.keys())
+@pytest.mark.parametrize("name,rows,cols", COLUMN_TILES, ids=[f"{n}-{r}x{c}" for n, r, c in COLUMN_TILES])
+def test_column_tile_on_gpu(name, rows, cols, dtype):
+    """The column tile (Inductor's persistent reduction, unsplit): one kernel, reductions against float64 eager,
+    the copies bit-equal to stock's (a centered copy, computed from its own column mean, against float64: stock's
+    split sums in another order), the same bits on every rerun and under CUDA graphs."""
+    case = families.ALL_CASES[name]
+    inputs = case.inputs(rows, cols, dtype, device="cuda", seed=rows * cols)
+    _, stock, _ = compile_and_run(case.fn, inputs, STOCK)
+    options = FUSED | {"reduction_transpose_fusion_launch_config": "COLUMN_TILE=1"}
+    _, fused, kernels = compile_and_run(case.fn, inputs, options)
+    assert kernels == 1
+    for i, (out, st, ref) in enumerate(zip(fused, stock, case.reference(inputs))):
+        if (i in case.transposed or i in case.exact) and name != "F6-centering":
+            assert torch.equal(families.bits(out), families.bits(st)), f"output {i} differs from stock"
+        else:
+            families.assert_matches_reference(out, ref)
+    assert_reruns_give_the_same_bits(case.fn, inputs, options, fused)
 
 
 def sum_and_argmax(x):

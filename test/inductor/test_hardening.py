@@ -644,9 +644,11 @@ def test_combo_kernels_leave_the_fused_sites_alone(decisions, combo_algorithm):
     """``combo_kernels=True`` packed both sites' unsplit reductions into one combo kernel with Inductor's own launch
     (C / XBLOCK programs, no wide launch, nothing logged).  The sites now keep their own fused kernels; the two row
     sums still share a combo kernel, with Inductor's algorithm or one the user set.  (Rows enough for the split
-    launch: a site of a few hundred rows walks, Inductor's own kernel, which may join a combo kernel.)"""
+    launch, pinned: a site of a few thousand rows takes the column tile, Inductor's own persistent kernel, which may
+    join a combo kernel.)"""
     x, y = randn(3000, 200), randn(2600, 100, seed=1)
-    fused, stock = compile_both(sites_beside_row_sums, [x, y], combo_kernels=True)
+    fused, stock = compile_both(sites_beside_row_sums, [x, y], combo_kernels=True,
+                                reduction_transpose_fusion_launch_config="SEPARATE_FINISH=0")
     kernels = interpret.kernel_sources(fused)
     combo = [k for k in kernels.values() if "combo_grid_meta" in k]
     assert len(combo) == 1 and "sem_ptr" not in combo[0]

@@ -240,26 +240,32 @@ def test_mark_sites_marks_only_what_it_fuses():
     assert [n.name for n in g.nodes if rt.META_KEY in n.meta] == ["sum_1"]
 
 
-def test_a_reduction_whose_result_a_full_size_op_reads_is_left_to_stock():
+def test_a_reduction_whose_result_a_full_size_op_reads_is_left_to_stock_past_the_column_tile():
     """Centering (x - x.mean(0)) and rowwise fp8's per-column amax feed a full-size op: one kernel would need a grid
-    barrier between the reduction and a second pass over x (measured at half of stock's speed)."""
-    (s,) = [s for s in rt.find_sites(graph(families.f6_centering, (4096, 1024))) if s.result_reader]
+    barrier between the reduction and a second pass over x (measured at half of stock's speed), unless all N rows
+    fit the column tile (at most 8192), which finishes the reduction in registers."""
+    (s,) = [s for s in rt.find_sites(graph(families.f6_centering, (16384, 1024))) if s.result_reader]
     assert s.result_reader.startswith("sub")
     assert "its result is read by the full-size sub" in rt.skip_reason(s)
     with inductor_config.patch(reduction_transpose_fusion_profitability=False):  # not a profitability rule
         assert "its result is read" in rt.skip_reason(s)
-    amax, total = sorted(rt.find_sites(graph(families.f5_rowwise, (4096, 1024), dtype=torch.bfloat16)),
+    (tile,) = [s for s in rt.find_sites(graph(families.f6_centering, (1024, 1024))) if s.result_reader]
+    assert rt.column_tile_allowed(tile) and rt.skip_reason(tile) is None
+    amax, total = sorted(rt.find_sites(graph(families.f5_rowwise, (16384, 1024), dtype=torch.bfloat16)),
                          key=lambda s: s.reduction)
     assert amax.reduction.startswith("amax") and amax.result_reader and not total.result_reader
 
 
-def test_a_copy_computed_from_a_column_reduction_of_x_is_left_to_stock():
-    """Rowwise fp8: the copy needs the column amax of x first (a second pass whatever kernel holds it), so the bias
-    gradient beside it saves no read fused (random sites: 0.74-1.00x)."""
-    sites = rt.find_sites(graph(families.f5_rowwise, (4096, 1024), dtype=torch.bfloat16))
+def test_a_copy_computed_from_a_column_reduction_of_x_is_left_to_stock_past_the_column_tile():
+    """Rowwise fp8: the copy needs the column amax of x first (a second pass whatever kernel holds it but the column
+    tile), so the bias gradient beside it saves no read fused (random sites: 0.74-1.00x)."""
+    sites = rt.find_sites(graph(families.f5_rowwise, (16384, 1024), dtype=torch.bfloat16))
     (total,) = [s for s in sites if s.reduction.startswith("sum")]
     assert total.copy_reads_reduction.startswith("amax")
     assert "computed from amax" in rt.skip_reason(total)
+    (total,) = [s for s in rt.find_sites(graph(families.f5_rowwise, (1024, 1024), dtype=torch.bfloat16))
+                if s.reduction.startswith("sum")]
+    assert rt.skip_reason(total) is None
 
 
 def test_a_copy_computed_from_another_tensors_reduction_is_still_one_pass():

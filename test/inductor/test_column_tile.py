@@ -1,0 +1,145 @@
+"""The column tile (runtime/triton_heuristics.py: Inductor's persistent reduction, unsplit; all N rows of a few
+columns in one program): its size, where the pass allows it, the cost model's choice of it, the one kernel it
+emits (a centering and a rowwise fp8 cast too, whose reduction feeds a full-size op), its numerics under the
+interpreter, and the expert key.  On the fake H200 (CPU); the H200 runs are in benchmarks/results/lab/*-column-tile*
+and test_gpu.py's test_column_tile_on_gpu."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from torch._inductor import config as inductor_config
+
+from reduction_transpose_fusion import config
+from reduction_transpose_fusion.fx_passes import profitability
+from reduction_transpose_fusion.runtime.triton_heuristics import COLUMN_TILE_MAX_ELEMENTS, column_tile
+from reduction_transpose_fusion_testing import families, interpret
+
+ON = families.FUSE_EVERY_SITE
+
+
+def generate(name: str, dtype: str, rows: int, cols: int, dynamic=(), **options) -> str:
+    case = families.ALL_CASES[name]
+    inputs = interpret.fake_inputs(*case.specs(rows, cols, families.DTYPES[dtype]), dynamic=dynamic)
+    return interpret.generate(case.fn, inputs, **options)
+
+
+def check_numerics(name: str, dtype: str, rows: int, cols: int, module: str, exact_copies: bool = True) -> None:
+    """Every output against float64 eager on fresh data; with ``exact_copies`` the transposed (and exact) outputs
+    bit-equal to stock's generated code (both under the interpreter)."""
+    case = families.ALL_CASES[name]
+    inputs = case.inputs(rows, cols, families.DTYPES[dtype], seed=torch.seed() % 2**31)
+    out = interpret.run_on_cpu(module, inputs)
+    stock = interpret.run_on_cpu(generate(name, dtype, rows, cols, reduction_transpose_fusion=False), inputs)
+    for i, (o, st, ref) in enumerate(zip(out, stock, case.reference(inputs))):
+        if exact_copies and (i in case.transposed or i in case.exact):
+            assert torch.equal(families.bits(o), families.bits(st)), f"output {i} differs from stock"
+        else:
+            families.assert_matches_reference(o, ref)
+
+
+@pytest.mark.parametrize("itemsize,rows,xblock,warps", [
+    (4, 200, 8, 4),      # one 32-byte sector of f32 a row, 2048 elements
+    (2, 300, 16, 4),     # 16-bit: 16 columns
+    (2, 1000, 16, 8),    # 16 x 1024 = 16384 elements: 8 warps of 64 a thread
+    (4, 2048, 8, 8),     # 16384 elements: 8 warps
+    (4, 3000, 4, 8),     # more rows than a sector's tile holds: half a sector
+    (2, 8192, 2, 8),     # the narrowest tile
+])
+def test_the_tile_covers_a_sector_of_a_row_and_shrinks_for_more_rows(itemsize, rows, xblock, warps):
+    assert column_tile(4096, rows, itemsize) == (xblock, warps)
+    assert xblock * 2 ** (rows - 1).bit_length() <= COLUMN_TILE_MAX_ELEMENTS
+
+
+def test_no_tile_past_its_rows_and_a_transcendental_producer_takes_fewer():
+    assert column_tile(4096, 8193, 2) is None and column_tile(4096, 8193, 4) is None
+    assert column_tile(4096, 512, 4, heavy=True) == (8, 16)  # 4096 elements, 8 a thread
+    assert column_tile(4096, 2048, 4, heavy=True) == (2, 16)
+    assert column_tile(4096, 2049, 4, heavy=True) is None
+    assert column_tile(5, 200, 4) == (8, 4)  # C=5: one block of 8 columns
+    assert column_tile(4096, 200, 4, override={"XBLOCK": 32, "num_warps": 8}) == (32, 8)
+    assert column_tile(4096, 2048, 4, override={"num_warps": 4}) is None  # 16384 elements on 4 warps: 128 a thread
+
+
+@pytest.mark.parametrize("name,dtype,rows,cols", [
+    ("F6-centering", "fp32", 671, 115),
+    ("F6-centering", "bf16", 3000, 40),        # half a sector a row
+    ("F5-rowwise", "bf16", 300, 200),
+    ("F5-rowwise", "fp32", 1047, 73),
+])
+def test_a_second_pass_over_x_fuses_into_one_kernel(name, dtype, rows, cols, decisions):
+    """A column reduction read by a full-size op (a centering's mean, a rowwise cast's column amax) is finished in
+    the tile's registers: one kernel (stock: 3 or 4), no grid barrier, the shipped defaults."""
+    module = generate(name, dtype, rows, cols, reduction_transpose_fusion=True)
+    (kernel,) = interpret.kernel_sources(module).values()
+    assert "sem_ptr" not in kernel and "for r0_offset" not in kernel
+    assert any("the column tile, Inductor's persistent reduction unsplit (the cost model" in d for d in decisions)
+    # the centered copy is computed from the tile's own mean, summed in another order than stock's split
+    check_numerics(name, dtype, rows, cols, module, exact_copies=name != "F6-centering")
+
+
+def test_a_second_pass_the_tile_cannot_hold_stays_with_stock(decisions):
+    """More rows than the tile holds, or a dynamic N: stock's kernels, and the log says why."""
+    large = generate("F6-centering", "fp32", 20000, 64, reduction_transpose_fusion=True)
+    assert len(interpret.kernel_names(large)) == 3
+    assert any("the column tile, which holds all N rows" in d and "does not apply" in d for d in decisions)
+    decisions.clear()
+    dynamic = generate("F6-centering", "fp32", 600, 64, dynamic=(0,), reduction_transpose_fusion=True)
+    assert len(interpret.kernel_names(dynamic)) == 3
+    assert any("does not apply" in d for d in decisions)
+
+
+def test_the_cost_model_prices_the_sector_and_the_rows():
+    """More rows and less of a sector a row cost more; a site whose only launch is the tile has no split."""
+    base = profitability.column_tile_us(500, 10**6, 6 * 10**5, 32)
+    assert profitability.column_tile_us(500, 10**6, 6 * 10**5, 8) > base
+    assert profitability.column_tile_us(5000, 10**6, 6 * 10**5, 32) > base
+    guess = profitability.estimate(671, 115, 1, 10**6, 6 * 10**5, 11, 32, split=False, tile_row_bytes=32,
+                                   load_bytes=3 * 10**5)
+    assert guess.column_tile and guess.split_us == float("inf") and "column tile" in guess.describe()
+
+
+def test_the_expert_key_takes_only_the_tiles_own_keys():
+    with inductor_config.patch(reduction_transpose_fusion_launch_config="COLUMN_TILE=1,XBLOCK=4,num_warps=8"):
+        assert config.launch_override() == {"COLUMN_TILE": 1, "XBLOCK": 4, "num_warps": 8}
+    with inductor_config.patch(reduction_transpose_fusion_launch_config="COLUMN_TILE=1,RSPLIT=4"):
+        with pytest.raises(ValueError, match="COLUMN_TILE=1 takes only XBLOCK and num_warps"):
+            config.launch_override()
+
+
+def test_the_expert_tile_where_it_does_not_fit_is_the_packages_launch(decisions):
+    module = generate("F1-t", "fp32", 20000, 64, **ON, reduction_transpose_fusion_launch_config="COLUMN_TILE=1")
+    (kernel,) = interpret.kernel_sources(module).values()
+    assert "RSPLIT" in kernel
+    assert any("no column tile (N=20000 rows of 4-byte elements do not fit it)" in d for d in decisions)
+    tile = generate("F1-t", "fp32", 700, 64, **ON, reduction_transpose_fusion_launch_config="COLUMN_TILE=1,XBLOCK=2")
+    (kernel,) = interpret.kernel_sources(tile).values()
+    assert "config={'XBLOCK': 2" in kernel and "RSPLIT" not in kernel
+    check_numerics("F1-t", "fp32", 700, 64, tile)
+
+
+def test_column_tile_0_is_the_packages_launch(decisions):
+    """``COLUMN_TILE=0`` (like any key, an expert launch) keeps the package's split, alone or beside other keys."""
+    for launch in ("COLUMN_TILE=0", "COLUMN_TILE=0,RSPLIT=4"):
+        module = generate("F1-t", "fp32", 1000, 64, **ON, reduction_transpose_fusion_launch_config=launch)
+        (kernel,) = interpret.kernel_sources(module).values()
+        assert "RSPLIT" in kernel, launch
+        check_numerics("F1-t", "fp32", 1000, 64, module)
+
+
+def centered_beside_a_tanh_sum(x):
+    m = x.mean(0)
+    return (x - m).t().contiguous(), m, x.t().contiguous(), torch.tanh(x).sum(0)
+
+
+def test_a_kernel_the_priced_tile_does_not_fit_takes_inductors_launch_not_a_grid_barrier(decisions):
+    """The centering's site fits the tile at 4096 rows, but Inductor puts it in one kernel with a tanh sum, whose
+    transcendental producer halves the tile's rows: the kernel reads the mean in a later loop, so it takes Inductor's
+    own launch (two loops, no barrier), not the package's grid-barrier split."""
+    x = torch.randn(4096, 16, generator=torch.Generator().manual_seed(0))
+    module = interpret.generate(centered_beside_a_tanh_sum, interpret.fake_inputs(((4096, 16), torch.float32)), **ON)
+    assert any("the column tile the pass priced for it does not fit this kernel" in d for d in decisions), decisions
+    assert all("sem_ptr" not in k for k in interpret.kernel_sources(module).values())
+    out = interpret.run_on_cpu(module, [x])  # a grid barrier would raise here
+    for o, ref in zip(out, centered_beside_a_tanh_sum(x.double())):
+        families.assert_matches_reference(o, ref)
