@@ -115,8 +115,9 @@ def report_walk(frame: pd.DataFrame, model: profitability.WalkModel) -> str:
 
 
 def report_choice(lab: list[pathlib.Path], model: profitability.Model, walk: profitability.WalkModel) -> str:
-    """The decision on the lab's sites (each fused both ways): fuse where the faster prediction of the split and the
-    walk is at least the threshold, with the launch predicted faster; speedups measured with that launch."""
+    """The decision between the split and the walk on the lab's sites (each fused both ways), as the model made it
+    before the column tile retired the walk from its choices: fuse where the faster prediction of the two is at least
+    the threshold, with the launch predicted faster; speedups measured with that launch."""
     lines = []
     for path in lab:
         r = pd.read_csv(path).dropna(subset=["forced_rules_us", "forced_unsplit_us"])
@@ -318,8 +319,9 @@ def main(argv=None) -> None:
     print("\nwalk, shipped constants:\n" + report_walk(walks, profitability.WALK))
     walk = fit_walk(walks)
     print("\nwalk, refit:\n" + report_walk(walks, walk))
-    print("\nthe choice, shipped constants:\n" + report_choice(args.lab, profitability.MODEL, profitability.WALK))
-    print("\nthe choice, refit:\n" + report_choice(args.lab, model, walk))
+    print("\nsplit or walk (the choice before the column tile), shipped constants:\n"
+          + report_choice(args.lab, profitability.MODEL, profitability.WALK))
+    print("\nsplit or walk, refit:\n" + report_choice(args.lab, model, walk))
     separate = separate_sites(args.separate)
     print("\nseparate finish, shipped constants:\n" + report_separate(separate, profitability.MODEL))
     refit = fit_separate(separate, profitability.MODEL)

@@ -120,8 +120,7 @@ class ReductionTransposeChoices(InductorChoices):
             log.info("skip %s: %s; Inductor's own launch of the unsplit reduction", names, e)
             return kwargs
         last_block = _single_loop(features)
-        # the cost model chooses the launch (the split, the separate finish, the walk or the column tile) with no
-        # launch override; the walk was measured on single-loop kernels only
+        # the cost model chooses the launch (the split, the separate finish or the column tile) with no launch override
         model_chooses = not override and separate_asked is None and tile_asked is None
         guess = predicted_estimate(site, reductions, launch.row_tile_grid, launch) if model_chooses else None
         if guess and guess.column_tile:
@@ -131,10 +130,6 @@ class ReductionTransposeChoices(InductorChoices):
                 log.info("%s: Inductor's own launch of the unsplit reduction (its kernel reads a reduction in a "
                          "later loop, and the column tile the pass priced for it does not fit this kernel)", names)
                 return kwargs
-        if guess and guess.walk and last_block:
-            _log_decision(sites, copies, names,
-                          f"Inductor's own launch of the unsplit reduction (the cost model: {guess.describe()})", None)
-            return kwargs
         if not _grid_y_fits(features.numel, launch.XBLOCK):
             log.info("skip %s: C=%s in blocks of %d may exceed CUDA's grid y limit (%d blocks); Inductor's own "
                      "launch of the unsplit reduction", names, features.numel, launch.XBLOCK, MAX_GRID_Y)
@@ -169,7 +164,6 @@ class ReductionTransposeChoices(InductorChoices):
             shift_last_tile=launch.shift_last_tile,
             int32_sizes=launch.int32_sizes,
             evict_first=launch.evict_first,
-            stream_stores=launch.stream_stores,
             separate_finish=separate,
         )
         return kwargs
@@ -187,8 +181,9 @@ def _column_tile(kwargs: dict[str, Any], sites: list[Site], names: str, features
     widest, heavy = max(s.widest for s in sites), any(heavy_producer(s) for s in sites)
     tile = column_tile(cols, rows, widest, heavy, override)
     if tile is None:
-        log.info("%s: no column tile (N=%d rows of %d-byte elements do not fit it); the package's launch",
-                 names, rows, widest)
+        asked = ", ".join(f"{k}={override[k]}" for k in ("XBLOCK", "num_warps") if k in override)
+        log.info("%s: no column tile (N=%d rows of %d-byte elements do not fit it%s); the package's launch",
+                 names, rows, widest, f" with {asked}" if asked else "")
         return False
     config = {"XBLOCK": tile[0], "num_warps": tile[1], "num_stages": 1}
     _log_decision(sites, _fused_copies(features, sites), names,
@@ -404,7 +399,7 @@ def _co_resident(launch: LaunchConfig, cols: int, num_sms: int) -> LaunchConfig:
     col_blocks = -(-cols // launch.XBLOCK)
     rsplit = even_rsplit(max(1, min(launch.RSPLIT, num_sms // col_blocks)))  # bf16[8192, 256]: 195 registers at 33
     return dataclasses.replace(launch, RSPLIT=rsplit, tiles_per_program=0, row_tile_grid=False, shift_last_tile=False,
-                               evict_first=True, stream_stores=False)  # Inductor's own kernel, hints and all
+                               evict_first=True)  # Inductor's own kernel, hints and all
 
 
 def _fused_copies(features, sites: list[Site]) -> list[str]:

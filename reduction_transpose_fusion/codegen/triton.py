@@ -170,12 +170,10 @@ class ReductionTransposeTritonKernel(TritonKernel):
     def __init__(self, *args, last_block_finish: bool = False, ordinary_launch: bool = False,
                  chunked_finish: bool = False, flagged_partials: bool = False, finish_group: int = 0,
                  prefetch: bool = False, row_tile_grid: bool = False, shift_last_tile: bool = False,
-                 int32_sizes: bool = False, evict_first: bool = True, stream_stores: bool = False,
-                 separate_finish: bool = False, **kwargs):
+                 int32_sizes: bool = False, evict_first: bool = True, separate_finish: bool = False, **kwargs):
         self.separate_finish = separate_finish and last_block_finish
         self.prefetch = prefetch and not self.separate_finish  # the finish kernel drops the loop, not a prologue
         self.evict_first = evict_first
-        self.stream_stores = stream_stores
         self.last_block_finish = last_block_finish
         self.chunked_finish = chunked_finish and last_block_finish
         # flagged words live in the zero-filled semaphores buffer, which the separate finish exists to drop
@@ -374,8 +372,8 @@ class ReductionTransposeTritonKernel(TritonKernel):
             src = _torch_private.drop_cooperative_launch(src)
         if self.int32_sizes and self.index_dtype == "tl.int32":
             src = int32_size_args(src)
-        if self.last_block_finish and (not self.evict_first or self.stream_stores):
-            src = cache_hints(src, evict_first=self.evict_first, stream_stores=self.stream_stores)
+        if self.last_block_finish and not self.evict_first:
+            src = cache_hints(src)
         if self.row_tile_grid:
             # an in-place buffer read back in rows a program shares with the one before would be read half-written
             shift = self.shift_last_tile and not self.mutations and not self.args.inplace_buffers
@@ -526,22 +524,15 @@ def int32_size_args(source: str) -> str:
     return source[:m.end()] + lines + source[m.end():]
 
 
-_OUTPUT_STORE = re.compile(r"^( *tl\.store\((?:in_)?out_ptr\d+ [^\n]*)\)$", re.M)
 _INPUT_LOAD = re.compile(r"\btl\.load\(in_(?:out_)?ptr\d+ ")
 
 
-def cache_hints(source: str, evict_first: bool = True, stream_stores: bool = False) -> str:
+def cache_hints(source: str) -> str:
     """``source`` with the ``evict_first`` hint (:data:`EVICT_FIRST`) dropped from its loads of inputs (``in_ptr*``,
-    and ``in_out_ptr*``, an input Inductor overwrites in place) unless ``evict_first`` (the rule:
-    ``runtime/triton_heuristics.py``, ``NO_EVICT_FIRST_MIN_MOVED_BYTES``), and its output stores (``out_ptr*``,
-    ``in_out_ptr*``) made streaming stores (``cache_modifier='.cs'``, PTX ``st.global.cs``) if ``stream_stores`` (a
-    launch override only: it lost where measured).  The partials' loads and stores keep Inductor's hints."""
-    if not evict_first:
-        source = "\n".join(line.replace(EVICT_FIRST, "") if _INPUT_LOAD.search(line) else line
-                           for line in source.split("\n"))
-    if stream_stores:
-        source = _OUTPUT_STORE.sub(r"\1, cache_modifier='.cs')", source)
-    return source
+    and ``in_out_ptr*``, an input Inductor overwrites in place): the rule at ``runtime/triton_heuristics.py``'s
+    ``NO_EVICT_FIRST_MIN_MOVED_BYTES``.  The partials' loads keep Inductor's hints."""
+    return "\n".join(line.replace(EVICT_FIRST, "") if _INPUT_LOAD.search(line) else line
+                     for line in source.split("\n"))
 
 
 def finish_group_of(source: str) -> int:

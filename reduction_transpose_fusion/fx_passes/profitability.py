@@ -30,19 +30,19 @@ them and prints the accuracy: rms error of the log time 0.19 fused and 0.22 stoc
 0.98 and 0.98, of the speedups 0.65.  At the threshold it fuses 158 of the 224 with the split and keeps 3 losses
 (small sites of 5-7 µs).
 
-The walk.  A site of few rows is faster still as Inductor's own unsplit reduction over the same loop (the fused
-kernel with stock's launch: one program per few columns walks all N rows, no partials, no finish, no semaphores):
+The walk.  Inductor's own launch of the unsplit reduction (the fused kernel with stock's launch: one program per few
+columns walks all N rows, no partials, no finish, no semaphores), the expert's ``UNSPLIT=1``, is priced as
 
     walk = walk.fixed_us + walk.iteration_us * ceil(N / walk_rows(C)) + fused_bytes / walk.mb_per_us
 
 where :func:`walk_rows` is the rows an iteration of Inductor's one outer-reduction config covers.  Fit to 169 walks:
 the 40 of the small-site run above (``forced_unsplit_us``) and every site of the random runs of 2026-12-03 and -04
 that stock emitted as one unsplit kernel (its own walk); rms error of the log time 0.22, rank correlation 0.99,
-measured / predicted 0.56-1.85.  The walk is taken where it is predicted faster than the split, with static sizes
-and no expert launch (``reduction_transpose.walk_allowed``; ``choices`` emits it), and the site fuses where the
-faster of the two predicts at least :data:`MIN_PREDICTED_SPEEDUP`: on the small-site run, 34 of 40 fused, 16 of them
-walks (1.6-2.4x where N is at most about 500), 2 slower than stock by more than 3%, geomean 1.36x against 1.39x
-for the faster launch at every site.
+measured / predicted 0.56-1.85.  The model no longer chooses it for a site on its own: on the 25 sites of the column
+tile's first two labs (below) where it had chosen the walk, the column tile ran 1.06-1.84x faster than the walk
+(geomean 1.29x), and on 672 random sites decided for the fake H200 (2026-12-04, four seeds of N in [64, 131072],
+three of N in [64, 4096]) it chose the walk on one once it priced the tile, a near tie (LayerNorm backward
+f32[181, 5082]: walk 7.0 µs, tile 7.2 µs).  It stays a launch candidate timed at compile (``STOCK_LAUNCH``).
 
 The separate finish.  The split's kernel can leave its partials to a second, tiny kernel (one program a column
 block combines them in the same order; ``codegen/triton.py``): no ticket, and no semaphores, so the graph has no fill
@@ -249,7 +249,7 @@ def estimate(rows: int, cols: int, reductions: int, stock_bytes: int, fused_byte
         fused_bytes: bytes the fused kernel moves: each full-size input once and ``v.T``.
         rsplit, xblock: the fused launch's ``RSPLIT`` and ``XBLOCK`` (its programs, for :meth:`Estimate.describe`).
         model: the constants (``benchmarks.fit_cost_model`` fits others).
-        walk: whether the walk is a choice (static sizes, no expert launch; ``reduction_transpose.walk_allowed``).
+        walk: whether the walk is a choice (the expert's ``UNSPLIT=1``).
         walk_model: the walk's constants.
         split: whether the split is a choice (not under the expert's ``UNSPLIT=1``; then ``split_us`` is ``inf``).
         separate: whether the separate finish is a choice (``reduction_transpose.separate_allowed``; more than one

@@ -479,7 +479,7 @@ def predicted_estimate(site: Site, reductions: int, row_tiles: bool,
     launch = launch or predicted_launch(site, reductions, row_tiles)
     stock_bytes = (site.u_bytes + site.v_bytes + site.itemsize) * rows * cols
     override = config.launch_override()
-    unsplit = bool(override.get("UNSPLIT"))  # the expert's walk: the split is no choice
+    unsplit = bool(override.get("UNSPLIT"))  # the expert's walk, the only launch the model prices for it
     # a second pass over x (a result read by a full-size op): the column tile holds it, any other launch needs a
     # grid barrier or a second read (measured at half of stock's speed)
     two_pass = bool(site.result_reader or site.copy_reads_reduction)
@@ -490,7 +490,7 @@ def predicted_estimate(site: Site, reductions: int, row_tiles: bool,
         return profitability.estimate(rows, cols, reductions, stock_bytes, moved * rows * cols, launch.RSPLIT,
                                       launch.XBLOCK, split=False, **tile_args)
     return profitability.estimate(rows, cols, reductions, stock_bytes, moved * rows * cols, launch.RSPLIT,
-                                  launch.XBLOCK, walk=unsplit or walk_allowed(site), split=not unsplit,
+                                  launch.XBLOCK, walk=unsplit, split=not unsplit,
                                   separate=separate_allowed(row_tiles), **tile_args)
 
 
@@ -531,17 +531,6 @@ def heavy_producer(site: Site) -> bool:
     """Whether a transcendental op computes ``u`` or ``v`` (a GELU backward): the column tile then gives each thread
     fewer elements."""
     return bool(site.producer_ops & TRANSCENDENTAL)
-
-
-def walk_allowed(site: Site) -> bool:
-    """Whether the cost model may choose Inductor's own launch of the unsplit reduction (the walk of
-    :mod:`.profitability`) for ``site``: no expert launch (``UNSPLIT=1`` asks for the walk, any other key for the
-    package's launch), static N and C (the sizes its model was measured at: with a dynamic N Inductor walks 1-8 rows
-    a step), and a reduction stock splits (where stock emits one unsplit kernel, a wide C, the walk is stock's own
-    kernel, and the package's launch was measured faster)."""
-    if config.launch_override() or not (site.rows.is_number and site.cols.is_number):
-        return False
-    return site.hints is not None and not _wide(site) and stock_split_factor(site) > 1
 
 
 def expects_row_tiles(graph: torch.fx.Graph, site: Site, reductions: int) -> bool:

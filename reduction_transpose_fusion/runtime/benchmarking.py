@@ -12,8 +12,8 @@ as the random-site benchmark times whole sites (``benchmarks/random_sites.py``):
   :data:`GRAPH_ROUNDS` replays, per launch;
 * the call is the benchmark module's ``call(args)``, preceded by the zero fill of the kernel's semaphores where it
   takes them (``_torch_private.time_kernel_source``), as the graph's wrapper fills them at each call: a kernel with
-  the ticket or flagged partials is timed with its fill, against launches that have none (the walk; the separate
-  finish, whose module launches both its kernels: ``codegen.triton.with_finish_kernel``).
+  the ticket or flagged partials is timed with its fill, against launches that have none (Inductor's own launch, the column tile; the
+  separate finish, whose module launches both its kernels: ``codegen.triton.with_finish_kernel``).
 """
 
 from __future__ import annotations

@@ -116,6 +116,12 @@ def test_the_expert_tile_where_it_does_not_fit_is_the_packages_launch(decisions)
     (kernel,) = interpret.kernel_sources(tile).values()
     assert "config={'XBLOCK': 2" in kernel and "RSPLIT" not in kernel
     check_numerics("F1-t", "fp32", 700, 64, tile)
+    # 1024 rows of 8 columns on one warp is 256 elements a thread, over the tile's 64: the log names the warps asked
+    decisions.clear()
+    module = generate("F1-t", "fp32", 1000, 64, **ON,
+                      reduction_transpose_fusion_launch_config="COLUMN_TILE=1,num_warps=1")
+    assert "RSPLIT" in next(iter(interpret.kernel_sources(module).values()))
+    assert any("do not fit it with num_warps=1)" in d for d in decisions), decisions
 
 
 def test_column_tile_0_is_the_packages_launch(decisions):

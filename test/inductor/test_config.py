@@ -159,8 +159,8 @@ def test_a_bad_value_fails_any_graph_that_compiles_with_the_flag_on(option):
 
 
 # the parser's message for a switch key given another value than 0 or 1
-SWITCHES_0_OR_1 = ("PREFETCH, INT32_SIZES, SHIFT_LAST_TILE, ROW_TILE_GRID, EVICT_FIRST, STREAM_STORES, UNSPLIT, "
-                   "SEPARATE_FINISH, COLUMN_TILE: 0 or 1")
+SWITCHES_0_OR_1 = ("PREFETCH, INT32_SIZES, SHIFT_LAST_TILE, ROW_TILE_GRID, EVICT_FIRST, UNSPLIT, SEPARATE_FINISH, "
+                   "COLUMN_TILE: 0 or 1")
 
 
 @pytest.mark.parametrize("text,match", [
