@@ -147,8 +147,10 @@ def run_steps(patterns: list[str], out: pathlib.Path) -> None:
         plot.plot_steps(frame, stem.with_suffix(".png"))
     print(steps.table(rows))
     for step_name, group in pd.DataFrame(kernels).groupby("step", sort=False) if kernels else ():
-        print(f"\n{step_name}: kernels whose time changed (µs per step, off -> on)")
-        print(group.head(8)[["kernel", "change", "launches_off", "launches_on", "us_off", "us_on", "delta_us"]]
+        print(f"\n{step_name}: kernels whose time changed (µs and MB per step, off -> on; % of the copy SOL of "
+              "their bytes)")
+        print(group.head(8)[["kernel", "change", "launches_off", "launches_on", "us_off", "us_on", "delta_us",
+                             "mb_off", "mb_on", "pct_of_sol_off", "pct_of_sol_on"]]
               .to_string(index=False, float_format=lambda v: f"{v:.1f}"))
     print(f"\nwrote {stem}.csv, .json, -kernels.csv" + (" and .png" if "speedup" in frame else ""))
 

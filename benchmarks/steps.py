@@ -23,7 +23,10 @@ stock in three runs where one ``off`` pair agreed to 1.6%, so one compile a side
   ``host_ms`` is near its ``ms`` is host-bound, and its time is the launch cost on the CPU, not the kernels';
 * a per-kernel attribution from ``torch.profiler`` over :data:`PROFILED_STEPS` steps: CUDA time per step of each
   kernel name (Inductor's kernel ordinal dropped, so the same fused kernel of two compiles has one name), off
-  against on, so the kernels the flag removed and added and their µs are visible.
+  against on, so the kernels the flag removed and added and their µs are visible; with, for each Inductor kernel,
+  the MB it moves a step (Inductor's estimate of its loads and stores, recorded as it compiles:
+  ``_torch_private.recording_kernel_bytes``) and the copy SOL of those bytes (a device-to-device copy of the same
+  bytes a launch, timed in the same run: ``harness.copy_sol_ms``), so each pass reads as a % of copy SOL.
 
 A step may add Inductor options to all four variants (``Step.options``): the transformer block also runs under
 CUDA graphs (``triton.cudagraphs``, what ``mode="reduce-overhead"`` sets), where the host's launch cost is gone.
@@ -35,6 +38,7 @@ package is missing is reported as skipped.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import re
 import time
@@ -46,6 +50,7 @@ import torch.nn.functional as F
 from torch._inductor import metrics
 
 from benchmarks import harness
+from reduction_transpose_fusion._torch_private import recording_kernel_bytes
 from reduction_transpose_fusion_testing.logs import decision_log
 
 LOSS_STEPS = 3
@@ -194,7 +199,7 @@ def compile_variant(step: Step, options: dict) -> dict[str, Any]:
 
     metrics.reset()
     start = time.perf_counter()
-    with decision_log() as decisions:
+    with decision_log() as decisions, recording_kernel_bytes() as recorded:
         losses = [train_step().item()]
     compile_s = time.perf_counter() - start
     kernels = metrics.generated_kernel_count
@@ -204,7 +209,17 @@ def compile_variant(step: Step, options: dict) -> dict[str, Any]:
     for _ in range(WARMUP_STEPS):
         train_step()
     torch.cuda.synchronize()
-    return dict(losses=losses, compile_s=compile_s, kernels=kernels, decisions=decisions, train_step=train_step)
+    return dict(losses=losses, compile_s=compile_s, kernels=kernels, decisions=decisions, train_step=train_step,
+                launch_bytes=launch_bytes(recorded))
+
+
+def launch_bytes(recorded: dict[str, list]) -> dict[str, float]:
+    """{kernel name without Inductor's ordinal: bytes a launch moves} from :func:`recording_kernel_bytes`' record
+    (the mean over the kernels of that name; NaN where an estimate failed)."""
+    grouped: dict[str, list] = {}
+    for name, sizes in recorded.items():
+        grouped.setdefault(_ORDINAL.sub("", name), []).extend(sizes)
+    return {name: math.nan if None in sizes else sum(sizes) / len(sizes) for name, sizes in grouped.items()}
 
 
 def host_ms(train_step: Callable[[], Any]) -> float:
@@ -274,16 +289,37 @@ def kernel_profile(train_step: Callable[[], Any]) -> dict[str, tuple[float, floa
     return {name: (us, n) for name, (us, n) in totals.items()}
 
 
-def attribution(off: dict[str, tuple], on: dict[str, tuple]) -> list[dict[str, Any]]:
+def attribution(off: dict[str, tuple], on: dict[str, tuple], bytes_off: dict[str, float] | None = None,
+                bytes_on: dict[str, float] | None = None) -> list[dict[str, Any]]:
     """Kernels whose time or launch count differs off and on: one row each, with ``change`` "removed" (fewer
-    launches on), "added" (more launches on) or "same launches"; largest time difference first."""
+    launches on), "added" (more launches on) or "same launches"; largest time difference first.  ``bytes_off`` and
+    ``bytes_on`` (:func:`launch_bytes`) give each row ``bytes_off``/``bytes_on``, the bytes a launch moves (NaN for
+    a kernel Inductor did not define: a GEMM, a copy), and ``mb_off``/``mb_on``, MB a step."""
+    bytes_off, bytes_on = bytes_off or {}, bytes_on or {}
     rows = []
     for name in sorted(set(off) | set(on)):
         (us_off, n_off), (us_on, n_on) = off.get(name, (0.0, 0)), on.get(name, (0.0, 0))
         change = "removed" if n_on < n_off - 0.5 else "added" if n_on > n_off + 0.5 else "same launches"
+        b_off, b_on = bytes_off.get(name, math.nan), bytes_on.get(name, math.nan)
         rows.append(dict(kernel=name, us_off=us_off, us_on=us_on, delta_us=us_on - us_off, launches_off=n_off,
-                         launches_on=n_on, change=change))
+                         launches_on=n_on, change=change, bytes_off=b_off, bytes_on=b_on, mb_off=b_off * n_off / 1e6,
+                         mb_on=b_on * n_on / 1e6))
     return sorted(rows, key=lambda r: -abs(r["delta_us"]))
+
+
+def with_copy_sol(rows: list[dict[str, Any]], copy_sol_us: Callable[[int], float]) -> list[dict[str, Any]]:
+    """``rows`` (:func:`attribution`) with ``sol_us_off``/``sol_us_on``, the copy SOL µs a step of each kernel's
+    bytes (``copy_sol_us(bytes a launch)`` times its launches a step), and ``pct_of_sol_off``/``pct_of_sol_on``,
+    that SOL over the kernel's µs in %; NaN where a side has no bytes or no time."""
+    out = []
+    for r in rows:
+        extra = {}
+        for side in ("off", "on"):
+            nbytes, launches, us = r[f"bytes_{side}"], r[f"launches_{side}"], r[f"us_{side}"]
+            sol = copy_sol_us(int(nbytes)) * launches if nbytes == nbytes and nbytes > 0 and launches else math.nan
+            extra |= {f"sol_us_{side}": sol, f"pct_of_sol_{side}": sol / us * 100 if us > 0 else math.nan}
+        out.append(r | extra)
+    return out
 
 
 def measure(step: Step) -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -293,8 +329,9 @@ def measure(step: Step) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     time_interleaved(runs)
     off, on, off_again, on_again = (runs[label] for label, _ in VARIANTS)
     loss_diff = max(abs(a - b) / max(abs(a), 1e-30) for a, b in zip(off["losses"], on["losses"]))
-    removed = [r for r in attribution(off["profile"], on["profile"]) if r["change"] != "same launches"
-               or abs(r["delta_us"]) > 0.02 * max(r["us_off"], 1.0)]
+    removed = [r for r in attribution(off["profile"], on["profile"], off["launch_bytes"], on["launch_bytes"])
+               if r["change"] != "same launches" or abs(r["delta_us"]) > 0.02 * max(r["us_off"], 1.0)]
+    removed = with_copy_sol(removed, _copy_sol_us)
     row = dict(
         step=step.name, description=step.description,
         kernels_off=off["kernels"], kernels_on=on["kernels"], fused_sites=fused_sites(on["decisions"]),
@@ -353,3 +390,9 @@ def spread_pct(first: float, again: float) -> float:
 def geomean(values) -> float:
     values = [v for v in values if v == v]
     return math.exp(sum(map(math.log, values)) / len(values)) if values else math.nan
+
+
+@functools.cache
+def _copy_sol_us(nbytes: int) -> float:
+    """µs of a device-to-device copy of ``nbytes`` (half read, half written; ``harness.copy_sol_ms``), once per size."""
+    return harness.copy_sol_ms(nbytes) * 1e3

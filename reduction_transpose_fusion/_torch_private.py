@@ -180,6 +180,7 @@ __all__ = [
     "register_log",
     "peers_var",
     "real_gpu_present",
+    "recording_kernel_bytes",
     "removed_by_fusion",
     "same_workspace_names",
     "take_post_loop_code",
@@ -833,3 +834,34 @@ def same_workspace_names():
         yield
     finally:
         V.graph.workspace_id = itertools.count(first)
+
+
+@contextlib.contextmanager
+def recording_kernel_bytes():
+    """Within the block, the bytes each Triton kernel Inductor defines moves, by Inductor's own estimate
+    (``SIMDKernel.estimate_kernel_num_bytes``: each buffer argument's numel times its element size, an argument both
+    read and written twice; what ``benchmark_kernel`` reports as ``kernel_num_gb``): yields ``{kernel name: [bytes,
+    ...]}``, one entry each time ``TritonScheduling.define_kernel`` defines or reuses the name (a launch of it in
+    the graph), ``None`` where the estimate fails.  A second kernel defined from the same kernel object (the separate
+    finish's) is not recorded: the estimate is the first one's.  For the benchmarks' attribution only: it patches
+    ``TritonScheduling.define_kernel`` for the block, in this thread's compiles as in any other's."""
+    recorded: dict[str, list[Optional[int]]] = {}
+    seen: list[Any] = []  # the kernels recorded (held, so that an id is not reused within the block)
+    original = TritonScheduling.define_kernel
+
+    def define_kernel(self, src_code, node_schedule, kernel, *args, **kwargs):
+        name = original(self, src_code, node_schedule, kernel, *args, **kwargs)
+        if not any(k is kernel for k in seen):
+            seen.append(kernel)
+            try:
+                nbytes = int(kernel.estimate_kernel_num_bytes())
+            except Exception:  # noqa: BLE001  an estimate the kernel cannot give (unbacked sizes, ...)
+                nbytes = None
+            recorded.setdefault(name, []).append(nbytes)
+        return name
+
+    TritonScheduling.define_kernel = define_kernel
+    try:
+        yield recorded
+    finally:
+        TritonScheduling.define_kernel = original

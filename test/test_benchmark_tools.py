@@ -115,3 +115,44 @@ def test_float8_conversion_takes_only_linears_whose_sizes_are_multiples_of_16():
     pytest.importorskip("torchao")
     model = steps._float8(torch.nn.Sequential(torch.nn.Linear(32, 48), torch.nn.Linear(48, 10)), "tensorwise")
     assert type(model[0]).__name__ == "Float8Linear" and type(model[1]) is torch.nn.Linear
+
+
+def test_the_attribution_gives_each_kernel_its_bytes_and_its_share_of_copy_sol():
+    off = {"triton_red_fused_sum": (100.0, 1), "gemm": (500.0, 2)}
+    on = {"triton_unk_fused_clone_sum": (120.0, 2), "gemm": (500.0, 2)}
+    rows = steps.attribution(off, on, {"triton_red_fused_sum": 4e6}, {"triton_unk_fused_clone_sum": 3e6})
+    by = {r["kernel"]: r for r in rows}
+    assert by["triton_unk_fused_clone_sum"]["mb_on"] == 6.0 and by["triton_red_fused_sum"]["mb_off"] == 4.0
+    assert math.isnan(by["gemm"]["mb_on"])  # not an Inductor kernel: no estimate
+    rows = {r["kernel"]: r for r in steps.with_copy_sol(rows, lambda nbytes: nbytes / 3e6 * 50.0)}  # 50 µs a 3 MB
+    fused = rows["triton_unk_fused_clone_sum"]
+    assert fused["sol_us_on"] == 100.0 and fused["pct_of_sol_on"] == pytest.approx(100 / 120 * 100)
+    assert math.isnan(fused["sol_us_off"]) and math.isnan(fused["pct_of_sol_off"])  # not launched off
+    assert rows["triton_red_fused_sum"]["pct_of_sol_off"] == pytest.approx(4 / 3 * 50)
+    assert math.isnan(rows["gemm"]["pct_of_sol_on"])
+
+
+def test_launch_bytes_are_a_launchs_mean_by_name_without_the_ordinal():
+    sizes = steps.launch_bytes({"triton_poi_fused_add_1": [100], "triton_poi_fused_add_7": [300, 200],
+                                "triton_red_fused_sum_2": [None, 5]})
+    assert sizes["triton_poi_fused_add"] == 200 and math.isnan(sizes["triton_red_fused_sum"])
+
+
+@pytest.mark.parametrize("flag,expected", [
+    (False, 3),  # stock: the split reduction's two kernels and the transposed copy
+    (True, 1),  # the fused kernel
+])
+def test_the_recorded_bytes_are_what_each_kernel_reads_and_writes(flag, expected):
+    from reduction_transpose_fusion._torch_private import recording_kernel_bytes
+    from reduction_transpose_fusion_testing import interpret
+
+    rows, cols = 4096, 768
+    case = families.CASES["F1-t"]
+    inputs = interpret.fake_inputs(*case.specs(rows, cols, torch.float32))
+    with recording_kernel_bytes() as recorded:
+        interpret.generate(case.fn, inputs, reduction_transpose_fusion=flag, fx_graph_cache=False)
+    assert len(recorded) == expected and all(len(sizes) == 1 for sizes in recorded.values()), recorded
+    copy = [sizes[0] for name, sizes in recorded.items() if "clone" in name]
+    assert copy == [2 * rows * cols * 4 + (flag and cols * 4)]  # x read, x.T written (and the sum, fused)
+    interpret.generate(case.fn, inputs, reduction_transpose_fusion=flag, fx_graph_cache=False)
+    assert len(recorded) == expected  # nothing recorded outside the block
