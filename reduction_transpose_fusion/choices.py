@@ -30,9 +30,9 @@ from torch._inductor.runtime.hints import DeviceProperties
 from . import _torch_private, config
 from ._torch_private import DisableReduction, EnableReduction, FixedTritonConfig, V
 from .codegen.triton import FINISH_COMBINE, ReductionTransposeTritonKernel
-from .fx_passes.reduction_transpose import (FLAGGED_DTYPES, META_KEY, VECTOR_MULTIPLE, Site, heavy_producer,
-                                           package_hash, predicted_estimate, row_symbol, row_tile_grid_available,
-                                           separate_allowed, vector_rows)
+from .fx_passes.reduction_transpose import (FLAGGED_DTYPES, META_KEY, VECTOR_MULTIPLE, Site, atomics_allowed,
+                                           heavy_producer, package_hash, predicted_estimate, row_symbol,
+                                           row_tile_grid_available, separate_allowed, vector_rows)
 from .runtime.triton_heuristics import (MAX_RSPLIT, STOCK_LAUNCH, LaunchConfig, WorkspaceBoundError,
                                         candidate_override, changed_overrides, column_tile, even_rsplit, launch_config,
                                         wide_fp8_cast)
@@ -92,6 +92,12 @@ class ReductionTransposeChoices(InductorChoices):
             if _column_tile(kwargs, sites, names, features, cols, rows, override, why):
                 return kwargs
             override = {}
+        if not atomics_allowed():  # the pass fused the site for the column tile alone
+            if not _column_tile(kwargs, sites, names, features, cols, rows, override,
+                                "torch.use_deterministic_algorithms(True): no atomic ticket"):
+                log.info("%s: Inductor's own launch of the unsplit reduction (torch.use_deterministic_algorithms(True) "
+                         "allows no atomic ticket, and the column tile does not fit this kernel)", names)
+            return kwargs
         num_sms = DeviceProperties.create(V.graph.get_current_device_or_throw()).multi_processor_count
         narrowest, widest, moved, widest_load = _itemsizes(features, site)
         reductions = sum(1 for n in features.scheduler_nodes() if n.is_reduction())

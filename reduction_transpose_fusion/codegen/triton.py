@@ -666,6 +666,8 @@ class ReductionTransposeTritonScheduling(TritonScheduling):
         why = ("an expert launch override is set" if config.launch_override() else
                # Inductor's deterministic mode bans benchmarking (and a timed launch is a timed summation order)
                "Inductor's deterministic mode is on" if inductor_config.deterministic else
+               # the candidates' split launches finish by an atomic ticket: the column tile or Inductor's own only
+               "torch.use_deterministic_algorithms(True)" if torch.are_deterministic_algorithms_enabled() else
                "the shapes are dynamic (a launch timed at one size hint)" if not (
                    features.numel.is_number and features.reduction_numel.is_number) else
                "no GPU to time them on" if not _torch_private.real_gpu_present() else None)

@@ -316,8 +316,9 @@ def skip_reason(site: Site, row_tiles: bool = False, reductions: int = 1) -> Opt
     launch one program per row tile (:func:`expects_row_tiles`); ``reductions``: the sites sharing its transposed copy
     (LayerNorm backward: 2).  The rules, in order:
 
-    0. ``torch.use_deterministic_algorithms(True)`` asks for no atomics, and the fused finish takes an atomic ticket
-       (its result is bitwise reproducible either way; stock's split reduction uses no atomics); and
+    0. ``torch.use_deterministic_algorithms(True)`` asks for no atomics, and the split launches' finish takes an
+       atomic ticket (its result is bitwise reproducible either way; stock's split reduction uses no atomics): only
+       the column tile, which has none, may fuse the site (:func:`atomics_allowed`); and
        ``triton.use_block_ptr``: Inductor's block pointers start every program of a cooperative row split at row 0
        instead of its own chunk, so the fused kernel would be wrong (found by a fresh-user review, 2026-11-30);
     1. a size is unbacked (no hint), so nothing can be decided without a guard; the tensor is empty; Inductor
@@ -361,8 +362,10 @@ def skip_reason(site: Site, row_tiles: bool = False, reductions: int = 1) -> Opt
           SOL against 3.42x, twice; ``sweeps/2026-12-01-h200-sweep-holdoutsmalln-dynamic.csv``), a site of the
           held-out suite this rule had left to stock.
     """
-    if torch.are_deterministic_algorithms_enabled():
-        return "torch.use_deterministic_algorithms(True): the fused kernel's finish takes an atomic ticket"
+    if not atomics_allowed() and not column_tile_allowed(site):
+        return ("torch.use_deterministic_algorithms(True): the split launches' finish takes an atomic ticket, and the "
+                "column tile, which takes none, does not apply (column_tile_allowed: a dynamic N, more rows than the "
+                "tile holds, a reduction stock does not split, or an expert launch)")
     if inductor_config.triton.use_block_ptr:
         return ("triton.use_block_ptr: Inductor's block pointers would start every program of the fused kernel's row "
                 "split at row 0")
@@ -481,8 +484,9 @@ def predicted_estimate(site: Site, reductions: int, row_tiles: bool,
     override = config.launch_override()
     unsplit = bool(override.get("UNSPLIT"))  # the expert's walk, the only launch the model prices for it
     # a second pass over x (a result read by a full-size op): the column tile holds it, any other launch needs a
-    # grid barrier or a second read (measured at half of stock's speed)
-    two_pass = bool(site.result_reader or site.copy_reads_reduction)
+    # grid barrier or a second read (measured at half of stock's speed); with no atomics allowed, the tile is the
+    # only launch too
+    two_pass = bool(site.result_reader or site.copy_reads_reduction) or not atomics_allowed()
     tile = site_column_tile(site)
     tile_args = dict(tile_row_bytes=tile[0] * site.widest if tile else 0,
                      load_bytes=(moved - site.itemsize) * rows * cols)
@@ -506,6 +510,13 @@ def separate_allowed(row_tiles: bool = False) -> bool:
     if override.get("SEPARATE_FINISH", not override) == 0 or row_tiles or inductor_config.triton.multi_kernel:
         return False
     return row_tile_grid_available()
+
+
+def atomics_allowed() -> bool:
+    """False under ``torch.use_deterministic_algorithms(True)``, which asks for no atomics: a site then fuses only
+    with the column tile (Inductor's persistent reduction: one program a column block, no ticket), and ``choices``
+    emits the tile or Inductor's own launch of the unsplit reduction, never a split launch."""
+    return not torch.are_deterministic_algorithms_enabled()
 
 
 def column_tile_allowed(site: Site) -> bool:

@@ -118,6 +118,21 @@ def test_no_candidates_timed(why):
     assert fused_kernel(module)  # still fused, with the rules' launch
 
 
+def test_no_candidates_timed_under_deterministic_algorithms():
+    """The candidates' split launches finish by an atomic ticket: with no atomics allowed the site takes the column
+    tile, untimed."""
+    timer = StandInTimer()
+    torch.use_deterministic_algorithms(True)
+    try:
+        module = compile_site(timer, shape=(1024, 256))
+    finally:
+        torch.use_deterministic_algorithms(False)
+    assert timer.sources == []
+    kernel = fused_kernel(module)
+    assert "tl.atomic" not in kernel and "for r0_offset" not in kernel  # all 1024 rows in one program: the tile
+    assert "R0_BLOCK: tl.constexpr = 1024" in kernel and "config={'XBLOCK': 16" in kernel
+
+
 def test_fastest_candidate():
     rules, one_tile, prefetch = {}, {"TILES_PER_PROGRAM": 1}, {"PREFETCH": 1}
     assert fastest_candidate([(rules, 1.0), (one_tile, 0.5), (prefetch, 0.6)]) == one_tile

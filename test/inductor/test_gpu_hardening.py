@@ -235,6 +235,24 @@ def test_deterministic_algorithms_emit_no_atomics(decisions):
     families.assert_matches_reference(out[1], x.double().sum(0))
 
 
+def test_deterministic_algorithms_fuse_with_the_column_tile(decisions):
+    """A site the column tile takes fuses under deterministic algorithms: no atomics, the copy exact, the sum within
+    tolerance and the same bits on a rerun."""
+    x = randn(4096, 256)
+    torch.use_deterministic_algorithms(True)
+    try:
+        compiled = torch.compile(families.f1_t, options=FUSED)
+        out, (code, *_) = run_and_get_code(compiled, x)
+        again = compiled(x)
+    finally:
+        torch.use_deterministic_algorithms(False)
+    assert "tl.atomic" not in code and "sem_ptr" not in code
+    assert any("the column tile" in d and "use_deterministic_algorithms" in d for d in decisions), decisions
+    assert torch.equal(out[0], x.t())
+    families.assert_matches_reference(out[1], x.double().sum(0))
+    assert torch.equal(families.bits(again[1]), families.bits(out[1]))
+
+
 # ---- 5. caches and processes ----
 
 CHILD = textwrap.dedent("""

@@ -514,16 +514,26 @@ def test_fp16_sum_overflow_is_inf_as_in_eager():
 
 
 def test_deterministic_algorithms_emit_no_atomics(decisions):
+    """Under ``torch.use_deterministic_algorithms(True)`` a site fuses only with the column tile (no ticket); one
+    whose rows the tile cannot hold (20000 f32 rows) stays stock's, and says why."""
     x = randn(4096, 256)
-    fused = interpret.generate(families.f1_t, interpret.fake_inputs(((4096, 256), torch.float32)), **ON)
-    assert "tl.atomic_add" in fused  # the ticket
+    fused = interpret.generate(families.f1_t, interpret.fake_inputs(((4096, 256), torch.float32)),
+                               **ON, reduction_transpose_fusion_launch_config="COLUMN_TILE=0")
+    assert "tl.atomic_add" in fused  # the split launch's ticket
     torch.use_deterministic_algorithms(True)
     try:
         det, stock = compile_both(families.f1_t, [x])
+        tall = randn(20000, 64)
+        det_tall, stock_tall = compile_both(families.f1_t, [tall])
     finally:
         torch.use_deterministic_algorithms(False)
-    assert "tl.atomic" not in det and normalize(det) == normalize(stock)
-    assert any("use_deterministic_algorithms" in r for r in decisions)
+    (kernel,) = interpret.kernel_sources(det).values()
+    assert "tl.atomic" not in kernel and "sem_ptr" not in kernel and "for r0_offset" not in kernel  # one tile
+    assert any("the column tile" in r and "use_deterministic_algorithms" in r for r in decisions), decisions
+    check(families.f1_t, [x], det, stock)
+    assert "tl.atomic" not in det_tall and normalize(det_tall) == normalize(stock_tall)
+    assert any("use_deterministic_algorithms(True): the split launches' finish takes an atomic ticket" in r
+               for r in decisions)
 
 
 def test_reruns_are_bitwise_identical():
