@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import math
+import re
 
 import pytest
 
@@ -130,3 +132,15 @@ def test_the_separate_finish_model_is_the_documented_fit():
         assert getattr(refit, name) == pytest.approx(getattr(p.MODEL, name), rel=0.01), name
     report = fit_cost_model.report_separate(frame, p.MODEL)
     assert "rms log error 0.28" in report and "predicted >= 1.1: 54 of 62 (23 separate), 6 slower" in report
+
+
+def test_the_readme_states_the_shipped_constants():
+    """The README's cost-model table is the model as shipped: each constant appears as the code has it."""
+    import pathlib
+
+    readme = (pathlib.Path(__file__).parents[1] / "README.md").read_text()
+    table = readme[readme.index("1. **The cost model**"):readme.index("2. **The split's tile")]
+    stated = {float(number) for number in re.findall(r"\d+(?:\.\d+)?(?:e-?\d+)?", table)}
+    constants = [*dataclasses.astuple(p.MODEL), *dataclasses.astuple(p.COLUMN_TILE), p.MIN_PREDICTED_SPEEDUP]
+    for value in constants:
+        assert any(math.isclose(value, number, rel_tol=1e-9) for number in stated), value
