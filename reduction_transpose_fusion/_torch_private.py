@@ -842,8 +842,9 @@ def recording_kernel_bytes():
     (``SIMDKernel.estimate_kernel_num_bytes``: each buffer argument's numel times its element size, an argument both
     read and written twice; what ``benchmark_kernel`` reports as ``kernel_num_gb``): yields ``{kernel name: [bytes,
     ...]}``, one entry each time ``TritonScheduling.define_kernel`` defines or reuses the name (a launch of it in
-    the graph), ``None`` where the estimate fails.  A second kernel defined from the same kernel object (the separate
-    finish's) is not recorded: the estimate is the first one's.  For the benchmarks' attribution only: it patches
+    the graph), ``None`` where the estimate fails or for a second kernel defined from the same kernel object (the
+    separate finish's, whose name differs from the fused kernel's only by Inductor's ordinal: the estimate is the
+    fused kernel's, so a per-name total of the two would be wrong).  For the benchmarks' attribution only: it patches
     ``TritonScheduling.define_kernel`` for the block, in this thread's compiles as in any other's."""
     recorded: dict[str, list[Optional[int]]] = {}
     seen: list[Any] = []  # the kernels recorded (held, so that an id is not reused within the block)
@@ -851,13 +852,14 @@ def recording_kernel_bytes():
 
     def define_kernel(self, src_code, node_schedule, kernel, *args, **kwargs):
         name = original(self, src_code, node_schedule, kernel, *args, **kwargs)
+        nbytes = None
         if not any(k is kernel for k in seen):
             seen.append(kernel)
             try:
                 nbytes = int(kernel.estimate_kernel_num_bytes())
             except Exception:  # noqa: BLE001  an estimate the kernel cannot give (unbacked sizes, ...)
-                nbytes = None
-            recorded.setdefault(name, []).append(nbytes)
+                pass
+        recorded.setdefault(name, []).append(nbytes)
         return name
 
     TritonScheduling.define_kernel = define_kernel
