@@ -316,9 +316,11 @@ def skip_reason(site: Site, row_tiles: bool = False, reductions: int = 1) -> Opt
     launch one program per row tile (:func:`expects_row_tiles`); ``reductions``: the sites sharing its transposed copy
     (LayerNorm backward: 2).  The rules, in order:
 
-    0. ``torch.use_deterministic_algorithms(True)`` asks for no atomics, and the split launches' finish takes an
-       atomic ticket (its result is bitwise reproducible either way; stock's split reduction uses no atomics): only
-       the column tile, which has none, may fuse the site (:func:`atomics_allowed`); and
+    0. ``torch.use_deterministic_algorithms(True)`` asks for no atomics, and the split launch's last-program finish
+       takes an atomic ticket (its result is bitwise reproducible either way; stock's split reduction uses no
+       atomics): only the column tile, which has none, may fuse the site (:func:`atomics_allowed`; the separate
+       finish has no ticket either but is not used there: not measured as a launch of its own at the sizes the tile
+       leaves); and
        ``triton.use_block_ptr``: Inductor's block pointers start every program of a cooperative row split at row 0
        instead of its own chunk, so the fused kernel would be wrong (found by a fresh-user review, 2026-11-30);
     1. a size is unbacked (no hint), so nothing can be decided without a guard; the tensor is empty; Inductor
@@ -362,15 +364,16 @@ def skip_reason(site: Site, row_tiles: bool = False, reductions: int = 1) -> Opt
           SOL against 3.42x, twice; ``sweeps/2026-12-01-h200-sweep-holdoutsmalln-dynamic.csv``), a site of the
           held-out suite this rule had left to stock.
     """
+    if site.hints is None:
+        return "a size has no hint (unbacked), so the gate cannot be decided"
     if not atomics_allowed() and not column_tile_allowed(site):
-        return ("torch.use_deterministic_algorithms(True): the split launches' finish takes an atomic ticket, and the "
+        return ("torch.use_deterministic_algorithms(True): the split launch's finish takes an atomic ticket, and the "
                 "column tile, which takes none, does not apply (column_tile_allowed: a dynamic N, more rows than the "
-                "tile holds, a reduction stock does not split, or an expert launch)")
+                "tile holds, a reduction stock does not split, or an expert launch); the separate finish, with no "
+                "ticket either, is not used there")
     if inductor_config.triton.use_block_ptr:
         return ("triton.use_block_ptr: Inductor's block pointers would start every program of the fused kernel's row "
                 "split at row 0")
-    if site.hints is None:
-        return "a size has no hint (unbacked), so the gate cannot be decided"
     if site.scan_source:
         return ("a full-size input of the site is a scan's output (cumsum, ...): Inductor would put the unsplit "
                 "reduction in its split-scan kernel, which cannot hold a reduction")

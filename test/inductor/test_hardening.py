@@ -532,7 +532,7 @@ def test_deterministic_algorithms_emit_no_atomics(decisions):
     assert any("the column tile" in r and "use_deterministic_algorithms" in r for r in decisions), decisions
     check(families.f1_t, [x], det, stock)
     assert "tl.atomic" not in det_tall and normalize(det_tall) == normalize(stock_tall)
-    assert any("use_deterministic_algorithms(True): the split launches' finish takes an atomic ticket" in r
+    assert any("use_deterministic_algorithms(True): the split launch's finish takes an atomic ticket" in r
                for r in decisions)
 
 
