@@ -316,7 +316,8 @@ def with_copy_sol(rows: list[dict[str, Any]], copy_sol_us: Callable[[int], float
         extra = {}
         for side in ("off", "on"):
             nbytes, launches, us = r[f"bytes_{side}"], r[f"launches_{side}"], r[f"us_{side}"]
-            sol = copy_sol_us(int(nbytes)) * launches if nbytes == nbytes and nbytes > 0 and launches else math.nan
+            known = not math.isnan(nbytes) and nbytes > 0 and launches
+            sol = copy_sol_us(int(nbytes)) * launches if known else math.nan
             extra |= {f"sol_us_{side}": sol, f"pct_of_sol_{side}": sol / us * 100 if us > 0 else math.nan}
         out.append(r | extra)
     return out

@@ -788,8 +788,8 @@ def time_kernel_source(scheduling: TritonScheduling, source: str, names: list[st
 def _filling_semaphores(call: Callable[[list], Any], source: str) -> Callable[[list], Any]:
     """``call`` preceded by the zero fill of the kernel's semaphores (its ``sem_ptr`` argument), which the graph's
     wrapper runs at each call (``ZERO_PER_GRAPH``), so that a kernel with the ticket or flagged partials is timed with
-    the fill it brings, against one without (Inductor's own launch, the column tile, the separate finish); ``call`` itself where the kernel
-    ``triton_`` takes no semaphores."""
+    the fill it brings, against one without (Inductor's own launch, the column tile, the separate finish); ``call``
+    itself where the kernel ``triton_`` takes no semaphores."""
     m = re.search(r"^def triton_\((.*?)\):", source, re.M | re.S)
     params = [p.split(":")[0].strip() for p in m.group(1).split(",")] if m else []
     if "sem_ptr" not in params:
@@ -847,14 +847,14 @@ def recording_kernel_bytes():
     fused kernel's, so a per-name total of the two would be wrong).  For the benchmarks' attribution only: it patches
     ``TritonScheduling.define_kernel`` for the block, in this thread's compiles as in any other's."""
     recorded: dict[str, list[Optional[int]]] = {}
-    seen: list[Any] = []  # the kernels recorded (held, so that an id is not reused within the block)
+    seen: dict[int, Any] = {}  # the kernels recorded, by id (held, so that an id is not reused within the block)
     original = TritonScheduling.define_kernel
 
     def define_kernel(self, src_code, node_schedule, kernel, *args, **kwargs):
         name = original(self, src_code, node_schedule, kernel, *args, **kwargs)
         nbytes = None
-        if not any(k is kernel for k in seen):
-            seen.append(kernel)
+        if id(kernel) not in seen:
+            seen[id(kernel)] = kernel
             try:
                 nbytes = int(kernel.estimate_kernel_num_bytes())
             except Exception:  # noqa: BLE001  an estimate the kernel cannot give (unbacked sizes, ...)

@@ -98,6 +98,8 @@ import math
 
 from torch._inductor.runtime.runtime_utils import next_power_of_2
 
+from ..runtime.triton_heuristics import COLUMN_TILE_ROW_BYTES
+
 
 @dataclasses.dataclass(frozen=True)
 class Model:
@@ -148,14 +150,13 @@ class ColumnTileModel:
 
 
 COLUMN_TILE = ColumnTileModel()
-SECTOR_BYTES = 32  # the column tile's loads come in 32-byte sectors (runtime.triton_heuristics.COLUMN_TILE_ROW_BYTES)
 
 
 def column_tile_us(rows: int, fused_bytes: int, load_bytes: int, row_bytes: int,
                    model: ColumnTileModel = COLUMN_TILE) -> float:
     """Predicted µs of the column tile (module docstring) over ``rows`` rows, moving ``fused_bytes`` of which
     ``load_bytes`` are loaded ``row_bytes`` a row a program (``XBLOCK`` times the element size)."""
-    waste = max(1.0, SECTOR_BYTES / row_bytes) - 1
+    waste = max(1.0, COLUMN_TILE_ROW_BYTES / row_bytes) - 1  # the loads come in sectors of that many bytes
     return (model.fixed_us + (fused_bytes + model.sector_waste * waste * load_bytes) / 1e6 / model.mb_per_us
             + model.row_us * rows)
 

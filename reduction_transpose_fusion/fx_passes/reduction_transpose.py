@@ -489,11 +489,11 @@ def predicted_estimate(site: Site, reductions: int, row_tiles: bool,
     # a second pass over x (a result read by a full-size op): the column tile holds it, any other launch needs a
     # grid barrier or a second read (measured at half of stock's speed); with no atomics allowed, the tile is the
     # only launch too
-    two_pass = bool(site.result_reader or site.copy_reads_reduction) or not atomics_allowed()
+    tile_alone = bool(site.result_reader or site.copy_reads_reduction) or not atomics_allowed()
     tile = site_column_tile(site)
     tile_args = dict(tile_row_bytes=tile[0] * site.widest if tile else 0,
                      load_bytes=(moved - site.itemsize) * rows * cols)
-    if override.get("COLUMN_TILE") and tile or two_pass:  # the tile alone
+    if override.get("COLUMN_TILE") and tile or tile_alone:
         return profitability.estimate(rows, cols, reductions, stock_bytes, moved * rows * cols, launch.RSPLIT,
                                       launch.XBLOCK, split=False, **tile_args)
     return profitability.estimate(rows, cols, reductions, stock_bytes, moved * rows * cols, launch.RSPLIT,
