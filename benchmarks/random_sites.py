@@ -4,6 +4,7 @@
     python -m benchmarks.random_sites --seed 7 --sites 96    # the same sites again
     python -m benchmarks.random_sites --variants fused forced  # also every safe site fused (the data behind a rule)
     python -m benchmarks.random_sites --variants fused rules tiles1 wave prefetch  # the chooser's accuracy
+    python -m benchmarks.random_sites --variants fused fused_all  # also every candidate timed: the ranking's accuracy
 
 A site is one family of :mod:`reduction_transpose_fusion_testing.families` (:data:`FAMILIES`: F1–F6, 2-D, 3-D and 4-D
 inputs), a dtype (fp32, bf16, fp16) and ``N x C`` drawn log-uniform in [64, 131072] x [8, 32768], redrawn while a
@@ -31,6 +32,7 @@ import datetime
 import math
 import pathlib
 import random
+import re
 import secrets
 import sys
 from typing import Any
@@ -49,6 +51,7 @@ from tqdm import tqdm  # noqa: E402
 import reduction_transpose_fusion  # noqa: E402,F401
 from benchmarks import harness, steps  # noqa: E402
 from benchmarks.run import provenance  # noqa: E402
+from reduction_transpose_fusion.runtime.triton_heuristics import AUTOTUNE_CANDIDATES  # noqa: E402
 from reduction_transpose_fusion_testing import families  # noqa: E402
 from reduction_transpose_fusion_testing.logs import decision_log  # noqa: E402
 
@@ -84,7 +87,48 @@ FORCED_LAUNCHES = {"forced_rules": "SEPARATE_FINISH=0", "forced_separate": "SEPA
 VARIANTS |= {name: harness.FORCED | {"reduction_transpose_fusion_autotune": False,
                                      "reduction_transpose_fusion_launch_config": launch}
              for name, launch in FORCED_LAUNCHES.items()}
+# every launch candidate timed (max_autotune), each logged with the cost model's price: the ranking's accuracy
+# (model_pick_accuracy)
+VARIANTS["fused_all"] = harness.FUSED | {"max_autotune": True}
 PICK_TOLERANCE = 0.05
+# a kernel's candidates as logged: "launch candidates timed at compile: rules 8.5 us (model 7.9); PREFETCH=1 not
+# timed (model 9.1); ...; emitted ...", the model's price since the ranking, "NAME 8.5 us" before
+TIMED_LINE = re.compile(r"(?P<names>[\w, ]+): launch candidates timed at compile: (?P<timed>.*?); emitted (?P<emitted>\S+)")
+TIMED_ITEM = re.compile(r"^(?P<name>.+?) (?:(?P<us>[\d.]+|inf) us|not timed)(?: \(model (?P<model>[\d.]+|inf)\))?$")
+# the default candidates' names as logged (codegen/triton.py, _describe)
+DEFAULT_CANDIDATES = tuple(",".join(f"{k}={v}" for k, v in c.items()) or "rules" for c in AUTOTUNE_CANDIDATES)
+
+
+def candidate_timings(decisions: str) -> list[tuple[str, list[tuple[str, float | None, float | None]]]]:
+    """[(reduction names, [(candidate, µs or None if not timed, the model's µs or None), ...]), ...] for each kernel
+    whose candidates a site's decision log (its lines joined by " | ") lists."""
+    out = []
+    for line in TIMED_LINE.finditer(str(decisions)):
+        items = []
+        for part in line.group("timed").split("; "):
+            m = TIMED_ITEM.match(part)
+            if m:
+                us, model = m.group("us"), m.group("model")
+                items.append((m.group("name"), float(us) if us else None, float(model) if model else None))
+        out.append((line.group("names").strip(), items))
+    return out
+
+
+def model_pick_accuracy(frame: pd.DataFrame, variant: str = "fused_all", tolerance: float = PICK_TOLERANCE
+                        ) -> tuple[int, int]:
+    """(kernels where the cost model's first pick is within ``tolerance`` of the fastest, kernels counted): over the
+    kernels of ``variant``'s decision logs whose default candidates (:data:`DEFAULT_CANDIDATES`) were all timed and
+    priced, at least two of them distinct (one time: one kernel); ties of the model go to the earlier candidate."""
+    within = counted = 0
+    for decisions in frame.get(f"decisions_{variant}", pd.Series(dtype=object)).dropna():
+        for _, items in candidate_timings(decisions):
+            default = [(us, model) for name, us, model in items if name in DEFAULT_CANDIDATES]
+            if any(us is None or model is None for us, model in default) or len({us for us, _ in default}) < 2:
+                continue
+            first = min(range(len(default)), key=lambda i: (default[i][1], i))
+            within += default[first][0] <= (1 + tolerance) * min(us for us, _ in default)
+            counted += 1
+    return within, counted
 
 
 def draw_sites(seed: int, count: int, rows_range: tuple[int, int] = ROWS, cols_range: tuple[int, int] = COLS,
@@ -237,6 +281,10 @@ def summarize(frame: pd.DataFrame, variants: list[str]) -> str:
                      f"geomean {math.exp(s.map(math.log).mean()):.3f}x, worst {s.min():.3f}x "
                      f"({worst['family']} {worst['dtype']}[{worst['shape']}]); median stock noise "
                      f"{frame['noise_pct'].median():.1f}%")
+    within, counted = model_pick_accuracy(frame)
+    if counted:
+        lines.append(f"the cost model's first pick within {PICK_TOLERANCE:.0%} of the fastest default candidate "
+                     f"(fused_all: every candidate timed): {within} of {counted} kernels ({within / counted:.0%})")
     candidates = [v for v in variants if v in CANDIDATE_VARIANTS]
     for pick in (v for v in ("rules", "fused") if v in variants and candidates):
         within, counted = pick_accuracy(frame, pick, candidates)

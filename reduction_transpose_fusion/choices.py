@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import math
 from typing import Any, Optional
 
 import sympy
@@ -33,8 +34,10 @@ from .codegen.triton import FINISH_COMBINE, ReductionTransposeTritonKernel
 from .fx_passes.reduction_transpose import (FLAGGED_DTYPES, META_KEY, VECTOR_MULTIPLE, Site, atomics_allowed,
                                            heavy_producer, package_hash, predicted_estimate, row_symbol,
                                            row_tile_grid_available, separate_allowed, vector_rows)
-from .runtime.triton_heuristics import (MAX_RSPLIT, STOCK_LAUNCH, LaunchConfig, WorkspaceBoundError,
-                                        candidate_override, changed_overrides, column_tile, even_rsplit, launch_config,
+from .fx_passes import profitability
+from .runtime.triton_heuristics import (HEAVY_OPS, MAX_RSPLIT, STOCK_LAUNCH, TRANSCENDENTAL, LaunchConfig,
+                                        WorkspaceBoundError, candidate_override, changed_overrides, column_tile,
+                                        even_rsplit, launch_config, prediction_wanted, record_prediction,
                                         wide_fp8_cast)
 from .scheduler import origins, sites_in
 
@@ -78,18 +81,20 @@ class ReductionTransposeChoices(InductorChoices):
             return kwargs
         # the expert override, and over it the launch candidate being timed or emitted (codegen/triton.py)
         override = {**config.launch_override(), **candidate_override()}
+        cols = V.graph.sizevars.optimization_hint(features.numel)
+        rows = V.graph.sizevars.optimization_hint(features.reduction_numel)
         if override.get("UNSPLIT"):
             why = ("the launch candidate timed fastest" if candidate_override() == STOCK_LAUNCH
                    else "reduction_transpose_fusion_launch_config")
             _log_decision(sites, _fused_copies(features, sites), names,
                           f"Inductor's own launch of the unsplit reduction ({why})", None)
+            _record_prediction(features, sites, names, cols, rows, "walk")
             return kwargs
-        cols = V.graph.sizevars.optimization_hint(features.numel)
-        rows = V.graph.sizevars.optimization_hint(features.reduction_numel)
         if override.get("COLUMN_TILE"):
             why = ("the launch candidate timed fastest" if candidate_override().get("COLUMN_TILE")
                    else "reduction_transpose_fusion_launch_config")
             if _column_tile(kwargs, sites, names, features, cols, rows, override, why):
+                _record_prediction(features, sites, names, cols, rows, "column tile")
                 return kwargs
             override = {}
         if not atomics_allowed():  # the pass fused the site for the column tile alone
@@ -98,28 +103,16 @@ class ReductionTransposeChoices(InductorChoices):
                 log.info("%s: Inductor's own launch of the unsplit reduction (torch.use_deterministic_algorithms(True) "
                          "allows no atomic ticket, and the column tile does not fit this kernel)", names)
             return kwargs
-        num_sms = DeviceProperties.create(V.graph.get_current_device_or_throw()).multi_processor_count
-        narrowest, widest, moved, widest_load = _itemsizes(features, site)
-        reductions = sum(1 for n in features.scheduler_nodes() if n.is_reduction())
-        producer_ops = frozenset().union(*(s.producer_ops for s in sites))
-        ops = _arithmetic_ops(features)
-        static_rows = bool(features.reduction_numel.is_number)
+        kernel = _kernel_inputs(features, sites)
         copies = _fused_copies(features, sites)
-        # the bytes moved only for a kernel that holds the transposed copy (the wider tile was measured on those)
-        moved = moved if copies else 0
-        static_cols = bool(features.numel.is_number)
-        # may guard N (before the launch, which depends on it; a site the grid-y check skips below keeps the guard)
-        no_grid = _no_row_tile_grid(features)
-        vector = dict(vector_rows=_vector_rows(features.reduction_numel), vector_cols=_vector_cols(features.numel),
-                      row_tile_grid=no_grid is None, widest_load=widest_load)
+        reductions, static_rows = kernel.reductions, kernel.static_rows
         override.pop("UNSPLIT", None)  # 0 here: the package's launch
         separate_asked = override.pop("SEPARATE_FINISH", None)  # not a key of the launch rules
         tile_asked = override.pop("COLUMN_TILE", None)  # 0 here (1 was taken above): the package's launch
         if separate_asked:
-            vector["row_tile_grid"] = False  # the row-tile grid's partials are flagged words
+            kernel = dataclasses.replace(kernel, vector=kernel.vector | {"row_tile_grid": False})  # flagged words
         try:
-            launch = _launch(names, features, no_grid, cols, rows, narrowest, widest, num_sms, override, ops,
-                             reductions, producer_ops, static_rows, moved, static_cols, vector)
+            launch = _launch(names, features, kernel, cols, rows, override)
         except WorkspaceBoundError as e:
             if e.from_override:
                 raise
@@ -131,6 +124,7 @@ class ReductionTransposeChoices(InductorChoices):
         guess = predicted_estimate(site, reductions, launch.row_tile_grid, launch) if model_chooses else None
         if guess and guess.column_tile:
             if _column_tile(kwargs, sites, names, features, cols, rows, {}, f"the cost model: {guess.describe()}"):
+                _record_prediction(features, sites, names, cols, rows, "rules")
                 return kwargs
             if not last_block:  # a result read in a later loop: Inductor's own launch rather than a grid barrier
                 log.info("%s: Inductor's own launch of the unsplit reduction (its kernel reads a reduction in a "
@@ -172,7 +166,57 @@ class ReductionTransposeChoices(InductorChoices):
             evict_first=launch.evict_first,
             separate_finish=separate,
         )
+        _record_prediction(features, sites, names, cols, rows,
+                           "rules" if model_chooses else "separate finish" if separate else "split", launch)
         return kwargs
+
+
+def _record_prediction(features, sites: list[Site], names: str, cols: int, rows: int, kind: str,
+                       launch: Optional[LaunchConfig] = None) -> None:
+    """Where codegen ranks the launch candidates (``runtime.triton_heuristics.recording_prediction``), record the
+    predicted µs of the launch just given (:func:`_predicted_us`).  A prediction that fails is none (logged): codegen
+    then times the candidate rather than rank it."""
+    if not prediction_wanted():
+        return
+    try:
+        record_prediction(_predicted_us(features, sites, names, cols, rows, kind, launch))
+    except Exception as e:  # noqa: BLE001  a ranking hint only
+        log.debug("%s: no predicted time for the %s launch: %s", names, kind, e)
+
+
+def _predicted_us(features, sites: list[Site], names: str, cols: int, rows: int, kind: str,
+                  launch: Optional[LaunchConfig]) -> float:
+    """The cost model's µs for a launch of kind ``kind`` ("rules": the model's own choice among its kinds, "walk",
+    "column tile", "separate finish", "split") of this kernel, ``launch`` its split launch where it has one
+    (:mod:`..fx_passes.profitability`, "The launch candidates' ranking"): a split launch priced relative to the
+    rules' own split launch of the same kernel."""
+    guess, rules, terms = _pricing(features, sites, names, cols, rows)
+    if kind == "rules":
+        return guess.fused_us
+    if kind == "walk":
+        return profitability.walk_us(rows, cols, int(guess.fused_mb * 1e6))
+    if kind == "column tile":
+        return guess.column_tile_us
+    if kind == "separate finish" and guess.separate_us < math.inf:
+        return guess.separate_us
+    return profitability.split_candidate_us(guess.split_us, terms(launch), terms(rules))
+
+
+def _pricing(features, sites: list[Site], names: str, cols: int, rows: int):
+    """(the cost model's estimate with the rules' own launch, that launch, a function from a split launch to its
+    :func:`..fx_passes.profitability.candidate_terms`) for a fused kernel."""
+    kernel = _kernel_inputs(features, sites)
+    rules = _launch(names, features, kernel, cols, rows, {})
+    guess = predicted_estimate(sites[0], kernel.reductions, rules.row_tile_grid, rules)
+    heavy = kernel.ops > HEAVY_OPS or bool(kernel.producer_ops & TRANSCENDENTAL)
+    max_reduction = bool(_reduction_types(features) & {"max", "min"})
+
+    def terms(launch: LaunchConfig) -> dict[str, float]:
+        return profitability.candidate_terms(rows, cols, launch.XBLOCK, launch.R0_BLOCK, launch.RSPLIT,
+                                             launch.tiles_per_program, launch.prefetch, max_reduction,
+                                             kernel.narrowest, heavy, int(guess.fused_mb * 1e6))
+
+    return guess, rules, terms
 
 
 def _column_tile(kwargs: dict[str, Any], sites: list[Site], names: str, features, cols: int, rows: int,
@@ -218,31 +262,70 @@ def _separate_finish(names: str, launch: LaunchConfig, last_block: bool, asked: 
     return why is None
 
 
-def _launch(names, features, no_grid, cols, rows, narrowest, widest, num_sms, override, ops, reductions, producer_ops,
-            static_rows, moved, static_cols, vector) -> LaunchConfig:
+@dataclasses.dataclass(frozen=True)
+class _Kernel:
+    """What :func:`launch_config` reads of a fused kernel besides its sizes and the override (its arguments of the
+    same names; ``vector`` its keyword ones), and ``no_grid``, why it may not take the row-tile grid (None: it may)."""
+
+    num_sms: int
+    narrowest: int
+    widest: int
+    moved: int
+    ops: int
+    reductions: int
+    producer_ops: frozenset
+    static_rows: bool
+    static_cols: bool
+    no_grid: Optional[str]
+    vector: dict
+
+    def launch(self, cols: int, rows: int, override: dict[str, int]) -> LaunchConfig:
+        return launch_config(cols, rows, self.narrowest, self.widest, self.num_sms, override, self.ops,
+                             self.reductions, self.producer_ops, self.static_rows, self.moved, self.static_cols,
+                             **self.vector)
+
+
+def _kernel_inputs(features, sites: list[Site]) -> _Kernel:
+    """The :class:`_Kernel` of a fused kernel.  May guard N (``_no_row_tile_grid``): call it before the launch,
+    which depends on it."""
+    site = sites[0]
+    narrowest, widest, moved, widest_load = _itemsizes(features, site)
+    no_grid = _no_row_tile_grid(features)
+    return _Kernel(
+        num_sms=DeviceProperties.create(V.graph.get_current_device_or_throw()).multi_processor_count,
+        narrowest=narrowest, widest=widest,
+        # the bytes moved only for a kernel that holds the transposed copy (the wider tile was measured on those)
+        moved=moved if _fused_copies(features, sites) else 0,
+        ops=_arithmetic_ops(features), reductions=sum(1 for n in features.scheduler_nodes() if n.is_reduction()),
+        producer_ops=frozenset().union(*(s.producer_ops for s in sites)),
+        static_rows=bool(features.reduction_numel.is_number), static_cols=bool(features.numel.is_number),
+        no_grid=no_grid,
+        vector=dict(vector_rows=_vector_rows(features.reduction_numel), vector_cols=_vector_cols(features.numel),
+                    row_tile_grid=no_grid is None, widest_load=widest_load))
+
+
+def _launch(names, features, kernel: _Kernel, cols, rows, override) -> LaunchConfig:
     """The launch for the fused kernel: :func:`launch_config`'s, then the kernel's constraints (a finish in
     chunks only for one reduction loop of sum, max or min; a grid-barrier finish's co-residency).  Raises
     :class:`WorkspaceBoundError` as :func:`launch_config` does."""
-    launch = launch_config(cols, rows, narrowest, widest, num_sms, override, ops, reductions, producer_ops,
-                           static_rows, moved, static_cols, **vector)
+    no_grid, static_rows = kernel.no_grid, kernel.static_rows
+    launch = kernel.launch(cols, rows, override)
     if no_grid and launch.tiles_per_program and not static_rows:
         log.info("%s: no row-tile grid with the dynamic N=%s: %s; %d looped row tiles a program", names,
                  features.reduction_numel, no_grid, launch.tiles_per_program)
-    elif no_grid and static_rows and (override.get("ROW_TILE_GRID")
-                                     or wide_fp8_cast(cols, rows, narrowest, widest, reductions, num_sms)):
+    elif no_grid and static_rows and (override.get("ROW_TILE_GRID") or wide_fp8_cast(
+            cols, rows, kernel.narrowest, kernel.widest, kernel.reductions, kernel.num_sms)):
         log.info("%s: no row-tile grid with the static N=%s: %s; %s", names, rows, no_grid, launch)
     last_block = _single_loop(features)
     if launch.chunked_finish and not (last_block and _reduction_types(features) <= FINISH_COMBINE.keys()):
         log.info("%s: one-wave launch instead of %s: only the last-program finish combines partials in chunks, "
                  "and only those of sum, max and min", names, launch)
-        one_wave = {**override, "TILES_PER_PROGRAM": 0}
-        wave = launch_config(cols, rows, narrowest, widest, num_sms, one_wave, ops, reductions, producer_ops,
-                             static_rows, moved, static_cols, **vector)
+        wave = kernel.launch(cols, rows, {**override, "TILES_PER_PROGRAM": 0})
         launch = changed_overrides(override, launch, dataclasses.replace(wave, RSPLIT=min(wave.RSPLIT, MAX_RSPLIT)),
                                    f"this kernel takes one wave of at most {MAX_RSPLIT} programs a column block "
                                    "(a finish in chunks is for one reduction loop of sum, max or min only)")
     if not last_block:
-        launch = changed_overrides(override, launch, _co_resident(launch, cols, num_sms),
+        launch = changed_overrides(override, launch, _co_resident(launch, cols, kernel.num_sms),
                                    "a reduction result is read in a later loop of this kernel, so it keeps "
                                    "Inductor's grid-barrier finish, whose programs must all be resident: RSPLIT "
                                    "at most one program per SM over the column blocks, no row tiles, Inductor's "

@@ -57,6 +57,32 @@ def test_pick_accuracy_counts_fused_sites_whose_pick_is_within_the_tolerance_of_
     assert random_sites.pick_accuracy(frame, "rules", ["prefetch"]) == (0, 0)  # not timed: nothing counted
 
 
+def test_candidate_timings_read_both_log_formats():
+    before = "sum_1: launch candidates timed at compile: rules 8.5 us; TILES_PER_PROGRAM=1 16.7 us; emitted rules"
+    ranked = ("amax, sum_1: launch candidates timed at compile: rules 8.5 us (model 7.9); PREFETCH=1 not timed "
+              "(model 9.1); UNSPLIT=1 inf us (model inf); emitted rules")
+    assert random_sites.candidate_timings(f"fused sum_1 | {before}") == [
+        ("sum_1", [("rules", 8.5, None), ("TILES_PER_PROGRAM=1", 16.7, None)])]
+    assert random_sites.candidate_timings(ranked) == [
+        ("amax, sum_1", [("rules", 8.5, 7.9), ("PREFETCH=1", None, 9.1), ("UNSPLIT=1", math.inf, math.inf)])]
+
+
+def test_model_pick_accuracy_counts_kernels_with_every_default_candidate_timed():
+    import pandas as pd
+
+    def line(times, models):
+        names = random_sites.DEFAULT_CANDIDATES
+        items = "; ".join(f"{n} {t} us (model {m})" for n, t, m in zip(names, times, models))
+        return f"sum_1: launch candidates timed at compile: {items}; emitted rules"
+
+    n = len(random_sites.DEFAULT_CANDIDATES)
+    right = line([10.0] + [5.0] * (n - 1), [9.0, 4.0] + [6.0] * (n - 2))  # the model's first (4.0) ran 5.0: fastest
+    wrong = line([5.0] + [10.0] * (n - 1), [9.0, 4.0] + [6.0] * (n - 2))  # it ran 10.0, twice the fastest
+    partial = right.replace(f"{random_sites.DEFAULT_CANDIDATES[-1]} 5.0 us", f"{random_sites.DEFAULT_CANDIDATES[-1]} not timed")
+    frame = pd.DataFrame(dict(decisions_fused_all=[right, wrong, partial, None]))
+    assert random_sites.model_pick_accuracy(frame) == (1, 2)
+
+
 def test_the_attribution_names_what_the_flag_removed_and_added():
     off = {"triton_red_fused_sum": (100.0, 1), "triton_poi_fused_clone": (80.0, 1), "gemm": (500.0, 2)}
     on = {"triton_unk_fused_clone_sum": (120.0, 1), "gemm": (501.0, 2)}

@@ -96,8 +96,9 @@ import torch._inductor.config as inductor_config
 
 from .. import _torch_private
 from .._torch_private import CeilDiv, TritonKernel, TritonScheduling
-from ..runtime.triton_heuristics import (AUTOTUNE_CANDIDATES, MAX_AUTOTUNE_CANDIDATES, STOCK_LAUNCH, FinishGrid,
-                                         RowTileGrid, fastest_candidate, launch_candidate)
+from ..runtime.triton_heuristics import (AUTOTUNE_CANDIDATES, MAX_AUTOTUNE_CANDIDATES, STOCK_LAUNCH,
+                                         TIMED_CANDIDATES, FinishGrid, RowTileGrid, candidates_to_time,
+                                         fastest_candidate, launch_candidate, recording_prediction)
 
 log = logging.getLogger(__name__)
 
@@ -636,7 +637,8 @@ class ReductionTransposeTritonScheduling(TritonScheduling):
         """Stock's, but for a kernel holding a marked site, compiled with ``reduction_transpose_fusion_autotune`` on,
         static shapes, no expert launch override and a GPU: each of the launch candidates
         (:data:`..runtime.triton_heuristics.AUTOTUNE_CANDIDATES`, ``MAX_AUTOTUNE_CANDIDATES`` under ``max_autotune``)
-        is generated and timed on random inputs by CUDA-graph replay (:mod:`..runtime.benchmarking`; Inductor's
+        is generated, the baseline and those the cost model ranks first (all under ``max_autotune``;
+        :meth:`_fastest`) are timed on random inputs by CUDA-graph replay (:mod:`..runtime.benchmarking`; Inductor's
         benchmarker where the capture fails), and the kernel is emitted with
         :func:`..runtime.triton_heuristics.fastest_candidate`'s choice.  The choice is logged; the emitted source (and
         so the FX-graph cache entry) holds it, so a cached graph always runs the same launch and gives the same bits."""
@@ -677,29 +679,41 @@ class ReductionTransposeTritonScheduling(TritonScheduling):
         return MAX_AUTOTUNE_CANDIDATES if inductor_config.max_autotune else AUTOTUNE_CANDIDATES
 
     def _fastest(self, features, candidates) -> dict[str, int]:
+        """The candidate to emit: each is generated (its predicted µs recorded by ``choices``), those that come out
+        the same source are one, and of those the baseline and the ones the cost model ranks first are timed
+        (:func:`..runtime.triton_heuristics.candidates_to_time`; all under ``max_autotune``)."""
         from ..scheduler import sites_in
 
         nodes = [n.get_name() for n in features.scheduler_nodes()]
         sites = sites_in(features.scheduler_nodes())
         names = ", ".join(sorted({s.reduction for s in sites}))
-        timed, seen = [], {}
         baseline = STOCK_LAUNCH if stock_emits_it_unsplit(sites) else {}
+        generated: list[tuple[dict[str, int], str]] = []
+        predicted: dict[str, float | None] = {}  # by source: candidates alike are one
         with _torch_private.same_workspace_names():
             for candidate in candidates:
                 try:
-                    with launch_candidate(candidate), _quiet(_DECISION_LOGS):
+                    with launch_candidate(candidate), _quiet(_DECISION_LOGS), recording_prediction() as us:
                         source = _torch_private.candidate_kernel_source(self, features)
                 except Exception as e:  # noqa: BLE001  a launch the rules refuse for this site (a workspace bound, ...)
                     log.debug("%s: launch candidate %s not generated: %s", names, candidate, e)
                     continue
-                if source not in seen:  # candidates that come out the same kernel are timed once
-                    # stock's own kernel as the baseline: at its best config, as its first-call tuning may pick
-                    stock_baseline = candidate == baseline == STOCK_LAUNCH
-                    seen[source] = self._time(source, nodes, names, candidate, every_config=stock_baseline)
-                timed.append((candidate, seen[source]))
+                generated.append((candidate, source))
+                predicted.setdefault(source, us[-1] if us else None)
+            sources = list(predicted)
+            base = next((sources.index(src) for c, src in generated if c == baseline), None)
+            count = len(sources) if inductor_config.max_autotune else TIMED_CANDIDATES
+            timed_ms = {}
+            for i in candidates_to_time(list(predicted.values()), base, count):
+                candidate = next(c for c, src in generated if src == sources[i])
+                # stock's own kernel as the baseline: at its best config, as its first-call tuning may pick
+                stock_baseline = candidate == baseline == STOCK_LAUNCH
+                timed_ms[sources[i]] = self._time(sources[i], nodes, names, candidate, every_config=stock_baseline)
+        timed = [(c, timed_ms[src]) for c, src in generated if src in timed_ms]
         choice = fastest_candidate(timed, baseline)
         log.info("%s: launch candidates timed at compile: %s; emitted %s%s", names,
-                 "; ".join(f"{_describe(c)} {ms * 1e3:.1f} us" for c, ms in timed) or "none", _describe(choice),
+                 "; ".join(_describe_timing(c, predicted[src], timed_ms.get(src)) for c, src in generated) or "none",
+                 _describe(choice),
                  " (stock emits this kernel unsplit: another launch must beat Inductor's own)" if baseline else "")
         return choice
 
@@ -745,6 +759,12 @@ def stock_emits_it_unsplit(sites) -> bool:
     from ..fx_passes.reduction_transpose import stock_split_factor  # the pass imports this module's package
 
     return bool(sites) and all(s.hints is not None and stock_split_factor(s) == 1 for s in sites)
+
+
+def _describe_timing(candidate: dict[str, int], predicted_us: float | None, ms: float | None) -> str:
+    """"NAME 8.5 us (model 7.9)" for a timed candidate, "NAME not timed (model 9.1)" for one the model ranked out."""
+    model = f" (model {predicted_us:.1f})" if predicted_us is not None else ""
+    return f"{_describe(candidate)} {ms * 1e3:.1f} us{model}" if ms is not None else f"{_describe(candidate)} not timed{model}"
 
 
 def _describe(candidate: dict[str, int]) -> str:

@@ -278,3 +278,72 @@ def estimate(rows: int, cols: int, reductions: int, stock_bytes: int, fused_byte
                  else math.inf)
     return Estimate(stock, split_time, walk_time, stock_kernels, stock_bytes / 1e6, fused_bytes / 1e6, programs,
                     separate_time, tile_time)
+
+
+# The launch candidates' ranking.  The candidates timed at compile (runtime/triton_heuristics.py,
+# AUTOTUNE_CANDIDATES) are ranked by this model, and only the baseline and the model's first
+# runtime.triton_heuristics.TIMED_CANDIDATES are timed.  A candidate of another kind than the split takes the formula
+# of its kind above (the walk, the column tile; the rules' own launch the model's fastest of its kinds); a split
+# launch ``c`` other than the rules' own split launch ``r`` is priced relative to it:
+#
+#     split(c) = split(r) * exp(sum_i w_i * (f_i(c) - f_i(r)))
+#
+# over the terms f_i of :func:`candidate_terms`: one row tile a program (with a max or min reduction, with a 1-byte
+# tensor, under a heavy producer), the prefetched row loop (and its log row tiles a program), the log row tiles a program
+# T = ceil(ceil(N / R0_BLOCK) / RSPLIT) (1 for one tile a program), the log programs P = RSPLIT * ceil(C / XBLOCK)
+# (and times the log MB moved).  The weights are a least-squares fit of log time, each kernel's launches centred on
+# their mean (so only the differences between one kernel's launches are fit), to the 1175 split launches timed at
+# compile by CUDA-graph replay on 331 kernels of 15 random-site runs of 2026-12-03 and -04 (packages 0a0b688a to
+# c39f2ea8; benchmarks/results/2026-12-04-h200-launch-candidates.csv, each candidate's launch and prices rebuilt
+# with this package: benchmarks/launch_candidates.py).  ``python -m benchmarks.fit_launch_model`` refits them and
+# reports the ranking's accuracy with each seed left out of the fit in turn, over every kind of candidate timed: the
+# model's first pick within 5% of the fastest on 80% of the 331 kernels (the rules' own launch: 60% of the 248 where
+# the table knows it); the fastest of the baseline and the model's first two within 5% on 98% of those 248, timing
+# 2.4 distinct launches a kernel instead of 3.7, 0.4% slower than the fastest of all (geomean); mean rank correlation
+# of predicted and measured times within a kernel 0.80.  The largest term says what the sweeps had not: other terms
+# equal, one row tile a program takes exp(-0.204) = 0.82x the time of a looped launch, but exp(0.727 - 0.204) =
+# 1.69x where a reduction is a max or a min (an fp8 cast's amax; on the F3-amax kernels timed, one tile took 1.70x
+# the rules' launch, median).
+
+
+@dataclasses.dataclass(frozen=True)
+class CandidateModel:
+    """The weights ``w_i`` of the ranking above, one per term of :func:`candidate_terms` (log µs per unit)."""
+
+    one_tile: float = -0.204
+    one_tile_max: float = 0.727
+    one_tile_one_byte: float = 0.110
+    one_tile_heavy: float = 0.116
+    prefetch: float = -0.069
+    prefetch_log_tiles: float = -0.062
+    log_tiles: float = 0.029
+    log_programs: float = -0.163
+    log_programs_log_mb: float = 0.023
+
+
+CANDIDATES = CandidateModel()
+
+
+def candidate_terms(rows: int, cols: int, xblock: int, rblock: int, rsplit: int, tiles_per_program: int,
+                    prefetch: bool, max_reduction: bool, narrowest: int, heavy: bool, moved_bytes: int
+                    ) -> dict[str, float]:
+    """The terms ``f_i`` of the ranking above for a split launch over ``x [rows, cols]`` (its ``XBLOCK``,
+    ``R0_BLOCK``, ``RSPLIT``, ``tiles_per_program`` (1: one row tile a program, also on the row-tile grid) and
+    ``prefetch``), ``max_reduction`` where one of its reductions is a max or a min, whose narrowest full-size tensor has ``narrowest``-byte elements,
+    ``heavy`` under a heavy producer (``runtime.triton_heuristics``: more than ``HEAVY_OPS`` ops or a transcendental
+    one), moving ``moved_bytes`` bytes.  Keys are :class:`CandidateModel`'s fields."""
+    one_tile = float(tiles_per_program == 1)
+    tiles = 1 if one_tile else math.ceil(math.ceil(rows / rblock) / rsplit)
+    log_programs = math.log(rsplit * math.ceil(cols / xblock))
+    return dict(one_tile=one_tile, one_tile_max=one_tile * max_reduction,
+                one_tile_one_byte=one_tile * (narrowest == 1), one_tile_heavy=one_tile * heavy,
+                prefetch=float(prefetch), prefetch_log_tiles=float(prefetch) * math.log(tiles),
+                log_tiles=math.log(tiles), log_programs=log_programs,
+                log_programs_log_mb=log_programs * math.log(max(moved_bytes, 1) / 1e6))
+
+
+def split_candidate_us(rules_split_us: float, terms: dict[str, float], rules_terms: dict[str, float],
+                       model: CandidateModel = CANDIDATES) -> float:
+    """Predicted µs of a split launch with :func:`candidate_terms` ``terms``, from the rules' own split launch's
+    predicted µs and terms (the ranking above)."""
+    return rules_split_us * math.exp(sum(getattr(model, k) * (terms[k] - rules_terms[k]) for k in terms))

@@ -18,6 +18,7 @@ import torch
 from reduction_transpose_fusion import _torch_private
 from reduction_transpose_fusion.runtime.triton_heuristics import (AUTOTUNE_CANDIDATES, AUTOTUNE_MARGIN,
                                                                    MAX_AUTOTUNE_CANDIDATES, STOCK_LAUNCH,
+                                                                   TIMED_CANDIDATES, candidates_to_time,
                                                                    fastest_candidate)
 from reduction_transpose_fusion_testing import families, interpret
 from reduction_transpose_fusion_testing.logs import decision_log
@@ -100,6 +101,63 @@ def test_max_autotune_times_more_candidates():
     assert len(wide.sources) > len(default.sources)
 
 
+def _timed_line(log: list[str]) -> list[tuple[str, bool, float | None]]:
+    """(candidate, whether timed, the model's µs) for each candidate of the log's one "launch candidates" line."""
+    (line,) = [m for m in log if "launch candidates timed at compile" in m]
+    listed = line.split("timed at compile: ")[1].split("; emitted")[0].split("; ")
+    out = []
+    for item in listed:
+        m = re.match(r"^(.+?) (?:[\d.]+ us|not timed)(?: \(model ([\d.]+|inf)\))?$", item)
+        assert m, item
+        out.append((m.group(1), "not timed" not in item, float(m.group(2)) if m.group(2) else None))
+    return out
+
+
+def test_the_baseline_and_the_models_first_candidates_are_timed():
+    """bf16[8192, 4096]: the rules' own launch (the baseline) and the TIMED_CANDIDATES the cost model prices fastest
+    are timed, the others not; each candidate's predicted µs is logged."""
+    timer = StandInTimer()
+    with decision_log() as log:
+        compile_site(timer)
+    listed = _timed_line(log)
+    assert all(us is not None for _, _, us in listed), "every default candidate is priced"
+    assert listed[0][0] == "rules" and listed[0][1], "the baseline is timed"
+    timed_others = [us for name, timed, us in listed[1:] if timed]
+    untimed = [us for _, timed, us in listed if not timed]
+    assert untimed, "some candidate is left untimed"
+    assert max(timed_others) <= min(untimed), "the untimed candidates are priced slower than the timed ones"
+    assert len(timer.sources) <= 1 + TIMED_CANDIDATES
+
+
+def test_max_autotune_times_every_candidate():
+    with decision_log() as log:
+        compile_site(StandInTimer(), max_autotune=True)
+    assert all(timed for _, timed, _ in _timed_line(log))
+
+
+def test_a_candidate_the_model_cannot_price_is_timed():
+    from reduction_transpose_fusion import choices
+
+    def no_price(*args, **kwargs):
+        raise RuntimeError("no price (stand-in)")
+
+    default, unpriced = StandInTimer(), StandInTimer()
+    compile_site(default)
+    with unittest.mock.patch.object(choices, "_predicted_us", no_price):
+        compile_site(unpriced)
+    assert len(unpriced.sources) > len(default.sources)
+    assert len(unpriced.sources) == len(set(map(kernel_text, unpriced.sources))) >= 4
+
+
+def test_candidates_to_time():
+    assert candidates_to_time([5.0, 3.0, 4.0, 9.0], baseline=0, count=2) == [0, 1, 2]
+    assert candidates_to_time([5.0, 3.0, 4.0, 9.0], baseline=3, count=1) == [1, 3]
+    assert candidates_to_time([5.0, None, 4.0, 9.0], baseline=None, count=1) == [1, 2]  # no price: timed
+    assert candidates_to_time([2.0, 2.0, 2.0], baseline=2, count=1) == [0, 2]  # a tie: the earlier
+    assert candidates_to_time([1.0, 2.0], baseline=0, count=5) == [0, 1]
+    assert candidates_to_time([], baseline=None) == []
+
+
 @pytest.mark.parametrize("why", ["off", "override", "no_gpu", "dynamic", "deterministic"])
 def test_no_candidates_timed(why):
     timer = StandInTimer()
@@ -171,7 +229,8 @@ def test_stocks_own_launch_as_the_baseline_is_timed_at_each_of_its_configs(shape
     timer = StandInTimer()
     compile_site(timer, shape=shape)
     stock = ["fixed_config" not in kernel_text(s) for s in timer.sources]
-    assert stock.count(True) == 1, "Inductor's own launch is one candidate"
+    # the baseline is always timed; elsewhere Inductor's own launch is one candidate, timed if the model ranks it
+    assert stock.count(True) == 1 if stock_baseline else stock.count(True) <= 1
     assert timer.every_config == [is_stock and stock_baseline for is_stock in stock]
 
 
@@ -197,9 +256,10 @@ def test_stock_launch_when_it_is_fastest():
     timer = StandInTimer()
     timer.fast = lambda source: "fixed_config" not in source  # Inductor's own launch: its reduction heuristic's
     with decision_log() as log:
-        module = compile_site(timer)
+        module = compile_site(timer, max_autotune=True)  # every candidate timed, whatever the model ranks
+    (stock,) = [s for s in timer.sources if "fixed_config" not in s]
     assert "fixed_config" not in fused_kernel(module) and "RSPLIT" not in fused_kernel(module)
-    assert fused_kernel(module) == kernel_text(timer.sources[-1])
+    assert fused_kernel(module) == kernel_text(stock)
     assert any("emitted UNSPLIT=1" in m for m in log), log
     fused = [m for m in log if m.startswith("fused ")]
     assert len(fused) == 1 and "Inductor's own launch" in fused[0], "the site fused, with stock's launch: one record"

@@ -1,0 +1,158 @@
+"""Fit the launch candidates' ranking (fx_passes/profitability.py, "The launch candidates' ranking") and report it.
+
+    python -m benchmarks.fit_launch_model                 # the committed table the shipped weights were fit to
+    python -m benchmarks.fit_launch_model --table T.csv   # another (benchmarks.launch_candidates --out T.csv)
+
+Reads one row per (kernel, launch candidate) timed at compile on the H200, with the cost model's prices rebuilt
+(:mod:`benchmarks.launch_candidates`).  The weights are a least-squares fit of the log µs of the split launches, each
+kernel's centred on their mean, so that only the differences between one kernel's launches are fit.  The accuracy is
+measured with each seed left out of the fit in turn, over every kind of candidate timed (the walk and the column tile
+take their own formulas): how often the model's first pick is within 5% of the fastest, how often the fastest of the
+baseline (the rules' own launch, where the table knows it) and the model's first ``k`` is, and the launches that costs to time (candidates that
+came out the same kernel were timed once and logged with one time, so one time is one launch), and the rank
+correlation of predicted and measured times within a kernel.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import math
+import pathlib
+
+import numpy as np
+import pandas as pd
+from scipy.stats import spearmanr
+
+from reduction_transpose_fusion.fx_passes import profitability
+from reduction_transpose_fusion.runtime.triton_heuristics import TIMED_CANDIDATES
+
+RESULTS = pathlib.Path(__file__).parent / "results"
+TABLE = RESULTS / "2026-12-04-h200-launch-candidates.csv"
+TERMS = [f.name for f in dataclasses.fields(profitability.CandidateModel)]
+KERNEL = ["seed", "names", "family", "dtype", "rows", "cols"]
+TOLERANCE = 0.05
+
+
+def load(path: pathlib.Path) -> pd.DataFrame:
+    """The table's timed candidates (a finite, positive time), with a ``kernel`` key."""
+    frame = pd.read_csv(path)
+    frame = frame[np.isfinite(frame["us"]) & (frame["us"] > 0)].copy()
+    frame["kernel"] = frame[KERNEL].astype(str).agg(" ".join, axis=1)
+    return frame
+
+
+def fit(frame: pd.DataFrame) -> profitability.CandidateModel:
+    """The weights fit to the split launches of ``frame`` (least squares of the log µs, centred per kernel)."""
+    split = frame[(frame["kind"] == "split") & frame[f"t_{TERMS[0]}"].notna()]
+    x = split[[f"t_{t}" for t in TERMS]].astype(float)
+    y = np.log(split["us"])
+    x = x - x.groupby(split["kernel"]).transform("mean")
+    y = y - y.groupby(split["kernel"]).transform("mean")
+    weights, *_ = np.linalg.lstsq(x.to_numpy(), y.to_numpy(), rcond=None)
+    return profitability.CandidateModel(**{t: round(float(w), 3) for t, w in zip(TERMS, weights)})
+
+
+def predict(frame: pd.DataFrame, model: profitability.CandidateModel) -> pd.Series:
+    """Each candidate's predicted µs under ``model``: its kind's formula, a split launch relative to the rules'."""
+    def one(row) -> float:
+        if row["kind"] == "walk":
+            return row["walk_us"]
+        if row["kind"] == "column tile":
+            return row["column_tile_us"]
+        if row["kind"] == "rules":
+            return row["rules_us"]
+        if pd.isna(row[f"t_{TERMS[0]}"]):
+            return math.nan
+        return profitability.split_candidate_us(row["split_us"], {t: row[f"t_{t}"] for t in TERMS},
+                                                {t: row[f"r_{t}"] for t in TERMS}, model)
+    return frame.apply(one, axis=1)
+
+
+def accuracy(frame: pd.DataFrame, predicted: pd.Series, ks=(1, 2, 3)) -> dict[str, float]:
+    """The ranking's accuracy over the kernels of ``frame`` with two or more priced candidates (module docstring)."""
+    frame = frame.assign(pred=predicted).dropna(subset=["pred"])
+    out = {"kernels": 0, "first": 0, "rules": 0, "rules known": 0, "rho": []}
+    out |= {f"top{k}": 0 for k in ks} | {f"timed{k}": 0 for k in ks} | {f"loss{k}": [] for k in ks}
+    for _, kernel in frame.groupby("kernel"):
+        # candidates that came out one kernel were timed once, logged with one time: one candidate, as codegen ranks
+        kernel = kernel.drop_duplicates(subset="us", keep="first")
+        if len(kernel) < 2:
+            continue
+        best = kernel["us"].min()
+        out["kernels"] += 1
+        out["first"] += kernel.loc[kernel["pred"].idxmin(), "us"] <= (1 + TOLERANCE) * best
+        rules = kernel[kernel["candidate"] == "rules"]
+        if len(rules):  # not where the table could not rebuild it ("unknown")
+            out["rules"] += rules["us"].iloc[0] <= (1 + TOLERANCE) * best
+            out["rules known"] += 1
+        for k in ks if len(rules) else ():  # the baseline's figures over the kernels whose baseline is known
+            chosen = kernel.nsmallest(k, "pred", keep="first").index.union(rules.index)
+            out[f"top{k}"] += kernel.loc[chosen, "us"].min() <= (1 + TOLERANCE) * best
+            out[f"timed{k}"] += len(chosen)
+            out[f"loss{k}"].append(kernel.loc[chosen, "us"].min() / best)
+        if kernel["pred"].nunique() > 1 and kernel["us"].nunique() > 1:
+            out["rho"].append(spearmanr(kernel["us"], kernel["pred"]).statistic)
+    n = out["kernels"]
+    summary = {"kernels": n, "first pick within 5%": out["first"] / n, "rules' launch within 5% (where known)": out["rules"] / max(out["rules known"], 1),
+               "kernels whose rules' launch is known": out["rules known"],
+               "distinct launches a kernel": frame.groupby("kernel")["us"].nunique().mean(),
+               "mean rank correlation": float(np.mean(out["rho"]))}
+    known = max(out["rules known"], 1)
+    for k in ks:
+        summary[f"baseline + first {k} within 5%"] = out[f"top{k}"] / known
+        summary[f"baseline + first {k} timed a kernel"] = out[f"timed{k}"] / known
+        summary[f"baseline + first {k} / fastest (geomean)"] = math.exp(np.mean(np.log(out[f"loss{k}"])))
+    return summary
+
+
+def held_out_predictions(frame: pd.DataFrame) -> pd.Series:
+    """Each candidate's µs predicted by the weights fit to the other seeds' kernels."""
+    predicted = pd.Series(np.nan, index=frame.index)
+    for seed in frame["seed"].unique():
+        held = frame["seed"] == seed
+        predicted[held] = predict(frame[held], fit(frame[~held]))
+    return predicted
+
+
+def leave_one_seed_out(frame: pd.DataFrame) -> dict[str, float]:
+    """:func:`accuracy` of the predictions of each seed's kernels by the weights fit to the other seeds."""
+    return accuracy(frame, held_out_predictions(frame))
+
+
+def by_family(frame: pd.DataFrame, predicted: pd.Series) -> pd.DataFrame:
+    """:func:`accuracy`'s main figures for each family's kernels."""
+    keys = {"kernels": "kernels", "first pick within 5%": "first pick",
+            "rules' launch within 5% (where known)": "rules' launch",
+            f"baseline + first {TIMED_CANDIDATES} within 5%": f"baseline + first {TIMED_CANDIDATES}"}
+    rows = {}
+    for family, part in frame.groupby("family"):
+        figures = accuracy(part, predicted[part.index])
+        rows[family] = {short: figures[key] for key, short in keys.items()}
+    return pd.DataFrame(rows).T
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--table", type=pathlib.Path, default=TABLE)
+    args = parser.parse_args(argv)
+    frame = load(args.table)
+    model = fit(frame)
+    print(f"{frame['kernel'].nunique()} kernels of {frame['seed'].nunique()} seeds, "
+          f"{(frame['kind'] == 'split').sum()} split launches fit")
+    print("weights:", ", ".join(f"{t}={getattr(model, t)}" for t in TERMS))
+    if model != profitability.CANDIDATES:
+        print("(the shipped weights differ:", profitability.CANDIDATES, ")")
+    print(f"each seed left out of the fit in turn (TIMED_CANDIDATES = {TIMED_CANDIDATES}):")
+    predicted = held_out_predictions(frame)
+    for key, value in accuracy(frame, predicted).items():
+        print(f"  {key}: {value:.3f}" if isinstance(value, float) else f"  {key}: {value}")
+    print("by family, within 5% of the fastest candidate:")
+    print(by_family(frame, predicted).to_string(float_format=lambda v: f"{v:.2f}"))
+    print("in-sample, the shipped weights:")
+    for key, value in accuracy(frame, predict(frame, profitability.CANDIDATES)).items():
+        print(f"  {key}: {value:.3f}" if isinstance(value, float) else f"  {key}: {value}")
+
+
+if __name__ == "__main__":
+    main()
