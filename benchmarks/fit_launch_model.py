@@ -25,7 +25,7 @@ import pandas as pd
 from scipy.stats import spearmanr
 
 from reduction_transpose_fusion.fx_passes import profitability
-from reduction_transpose_fusion.runtime.triton_heuristics import TIMED_CANDIDATES
+from reduction_transpose_fusion.select_algorithm import TIMED_CANDIDATES
 
 RESULTS = pathlib.Path(__file__).parent / "results"
 TABLE = RESULTS / "2026-12-04-h200-launch-candidates.csv"

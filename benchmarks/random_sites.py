@@ -51,7 +51,7 @@ from tqdm import tqdm  # noqa: E402
 import reduction_transpose_fusion  # noqa: E402,F401
 from benchmarks import harness, steps  # noqa: E402
 from benchmarks.run import provenance  # noqa: E402
-from reduction_transpose_fusion.runtime.triton_heuristics import AUTOTUNE_CANDIDATES  # noqa: E402
+from reduction_transpose_fusion.select_algorithm import AUTOTUNE_CANDIDATES  # noqa: E402
 from reduction_transpose_fusion_testing import families  # noqa: E402
 from reduction_transpose_fusion_testing.logs import decision_log  # noqa: E402
 

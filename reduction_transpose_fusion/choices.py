@@ -35,10 +35,9 @@ from .fx_passes.reduction_transpose import (FLAGGED_DTYPES, META_KEY, VECTOR_MUL
                                            heavy_producer, package_hash, predicted_estimate, row_symbol,
                                            row_tile_grid_available, separate_allowed, vector_rows)
 from .fx_passes import profitability
-from .runtime.triton_heuristics import (HEAVY_OPS, MAX_RSPLIT, STOCK_LAUNCH, TRANSCENDENTAL, LaunchConfig,
-                                        WorkspaceBoundError, candidate_override, changed_overrides, column_tile,
-                                        even_rsplit, launch_config, prediction_wanted, record_prediction,
-                                        wide_fp8_cast)
+from .runtime.triton_heuristics import (HEAVY_OPS, MAX_RSPLIT, TRANSCENDENTAL, LaunchConfig, WorkspaceBoundError,
+                                        changed_overrides, column_tile, even_rsplit, launch_config, wide_fp8_cast)
+from .select_algorithm import STOCK_LAUNCH, candidate_override, prediction_wanted, record_prediction
 from .scheduler import origins, sites_in
 
 log = logging.getLogger(__name__)
@@ -173,7 +172,7 @@ class ReductionTransposeChoices(InductorChoices):
 
 def _record_prediction(features, sites: list[Site], names: str, cols: int, rows: int, kind: str,
                        launch: Optional[LaunchConfig] = None) -> None:
-    """Where codegen ranks the launch candidates (``runtime.triton_heuristics.recording_prediction``), record the
+    """Where codegen ranks the launch candidates (``select_algorithm.recording_prediction``), record the
     predicted µs of the launch just given (:func:`_predicted_us`).  A prediction that fails is none (logged): codegen
     then times the candidate rather than rank it."""
     if not prediction_wanted():

@@ -165,9 +165,12 @@ def test_a_split_candidate_is_priced_relative_to_the_rules_launch():
         return p.candidate_terms(8192, 4096, 64, 64, 8 if not tiles else 128, tiles, prefetch, max_reduction, 2,
                                  False, 64 << 20)
 
-    rules = terms(0)
-    assert p.split_candidate_us(10.0, rules, rules) == 10.0
-    one_tile, one_tile_max = terms(1), terms(1, max_reduction=True)
-    assert p.split_candidate_us(10.0, one_tile_max, terms(0, max_reduction=True)) > 10.0 * 1.3  # a max: slower
-    assert p.split_candidate_us(10.0, one_tile, rules) < p.split_candidate_us(10.0, one_tile_max, rules)
+    rules, rules_max = terms(0), terms(0, max_reduction=True)
+    assert p.split_candidate_us(10.0, rules, rules) == 10.0  # the rules' own launch: its split price
+    one_tile = p.split_candidate_us(10.0, terms(1), rules)
+    one_tile_max = p.split_candidate_us(10.0, terms(1, max_reduction=True), rules_max)
+    # the same launch, but a reduction is a max: one tile a program is priced exp(w_max) slower
+    assert one_tile_max / one_tile == pytest.approx(math.exp(p.CANDIDATES.one_tile_max))
+    assert one_tile_max > 10.0 > one_tile
     assert terms(0)["log_tiles"] == pytest.approx(math.log(16))  # 128 row tiles over 8 programs a column block
+    assert terms(1)["log_tiles"] == 0 and terms(1)["log_programs"] == pytest.approx(math.log(128 * 64))

@@ -96,9 +96,9 @@ import torch._inductor.config as inductor_config
 
 from .. import _torch_private
 from .._torch_private import CeilDiv, TritonKernel, TritonScheduling
-from ..runtime.triton_heuristics import (AUTOTUNE_CANDIDATES, MAX_AUTOTUNE_CANDIDATES, STOCK_LAUNCH,
-                                         TIMED_CANDIDATES, FinishGrid, RowTileGrid, candidates_to_time,
-                                         fastest_candidate, launch_candidate, recording_prediction)
+from ..runtime.triton_heuristics import FinishGrid, RowTileGrid
+from ..select_algorithm import (AUTOTUNE_CANDIDATES, MAX_AUTOTUNE_CANDIDATES, STOCK_LAUNCH, TIMED_CANDIDATES,
+                                candidates_to_time, fastest_candidate, launch_candidate, recording_prediction)
 
 log = logging.getLogger(__name__)
 
@@ -636,11 +636,11 @@ class ReductionTransposeTritonScheduling(TritonScheduling):
     def codegen_node_schedule(self, kernel_features):
         """Stock's, but for a kernel holding a marked site, compiled with ``reduction_transpose_fusion_autotune`` on,
         static shapes, no expert launch override and a GPU: each of the launch candidates
-        (:data:`..runtime.triton_heuristics.AUTOTUNE_CANDIDATES`, ``MAX_AUTOTUNE_CANDIDATES`` under ``max_autotune``)
+        (:data:`..select_algorithm.AUTOTUNE_CANDIDATES`, ``MAX_AUTOTUNE_CANDIDATES`` under ``max_autotune``)
         is generated, the baseline and those the cost model ranks first (all under ``max_autotune``;
         :meth:`_fastest`) are timed on random inputs by CUDA-graph replay (:mod:`..runtime.benchmarking`; Inductor's
         benchmarker where the capture fails), and the kernel is emitted with
-        :func:`..runtime.triton_heuristics.fastest_candidate`'s choice.  The choice is logged; the emitted source (and
+        :func:`..select_algorithm.fastest_candidate`'s choice.  The choice is logged; the emitted source (and
         so the FX-graph cache entry) holds it, so a cached graph always runs the same launch and gives the same bits."""
         candidates = self._launch_candidates(kernel_features)
         if len(candidates) < 2:
@@ -681,7 +681,7 @@ class ReductionTransposeTritonScheduling(TritonScheduling):
     def _fastest(self, features, candidates) -> dict[str, int]:
         """The candidate to emit: each is generated (its predicted µs recorded by ``choices``), those that come out
         the same source are one, and of those the baseline and the ones the cost model ranks first are timed
-        (:func:`..runtime.triton_heuristics.candidates_to_time`; all under ``max_autotune``)."""
+        (:func:`..select_algorithm.candidates_to_time`; all under ``max_autotune``)."""
         from ..scheduler import sites_in
 
         nodes = [n.get_name() for n in features.scheduler_nodes()]

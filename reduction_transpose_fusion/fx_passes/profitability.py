@@ -121,7 +121,7 @@ MODEL = Model()
 # a site fuses where the model predicts at least this speedup (fit_cost_model: 3 losses in 224 sites at 1.1, 18 at 1.0)
 MIN_PREDICTED_SPEEDUP = 1.1
 # The separate finish is taken where it predicts at least this gain over the split: the spread of CUDA-graph replay on
-# sites of a few µs (as runtime.triton_heuristics.AUTOTUNE_MARGIN).  Its fixed cost is all it saves, so large sites,
+# sites of a few µs (as select_algorithm.AUTOTUNE_MARGIN).  Its fixed cost is all it saves, so large sites,
 # whose launches the sweeps tuned with the last-program finish, keep it.
 SEPARATE_MIN_GAIN = 0.03
 
@@ -282,7 +282,7 @@ def estimate(rows: int, cols: int, reductions: int, stock_bytes: int, fused_byte
 
 # The launch candidates' ranking.  The candidates timed at compile (runtime/triton_heuristics.py,
 # AUTOTUNE_CANDIDATES) are ranked by this model, and only the baseline and the model's first
-# runtime.triton_heuristics.TIMED_CANDIDATES are timed.  A candidate of another kind than the split takes the formula
+# select_algorithm.TIMED_CANDIDATES are timed.  A candidate of another kind than the split takes the formula
 # of its kind above (the walk, the column tile; the rules' own launch the model's fastest of its kinds); a split
 # launch ``c`` other than the rules' own split launch ``r`` is priced relative to it:
 #

@@ -16,10 +16,9 @@ import pytest
 import torch
 
 from reduction_transpose_fusion import _torch_private
-from reduction_transpose_fusion.runtime.triton_heuristics import (AUTOTUNE_CANDIDATES, AUTOTUNE_MARGIN,
-                                                                   MAX_AUTOTUNE_CANDIDATES, STOCK_LAUNCH,
-                                                                   TIMED_CANDIDATES, candidates_to_time,
-                                                                   fastest_candidate)
+from reduction_transpose_fusion.select_algorithm import (AUTOTUNE_CANDIDATES, AUTOTUNE_MARGIN, MAX_AUTOTUNE_CANDIDATES,
+                                                        STOCK_LAUNCH, TIMED_CANDIDATES, candidates_to_time,
+                                                        fastest_candidate)
 from reduction_transpose_fusion_testing import families, interpret
 from reduction_transpose_fusion_testing.logs import decision_log
 from reduction_transpose_fusion_testing.output_code import kernel_sources

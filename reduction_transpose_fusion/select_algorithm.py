@@ -1,0 +1,111 @@
+"""Choosing the fused kernel's launch among candidates, as Inductor's ``select_algorithm`` chooses among a template's
+choices: the candidates (each an override over the rules' launch, :mod:`.runtime.triton_heuristics`), the cost
+model's ranking of them (:mod:`.fx_passes.profitability`, "The launch candidates' ranking"), which of them are timed,
+and which is emitted.  ``codegen/triton.py`` generates and times them; ``choices`` builds each one's launch and prices
+it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import math
+
+# Launch candidates generated at compile on the GPU and ranked by the cost model, the first of them timed
+# (codegen/triton.py; switch ``reduction_transpose_fusion_autotune``), each an override over the rules' launch, the
+# first ({}) the rules' own: one row tile a program and the prefetched
+# row loop each beat the rules' launch on some of the random-site losses (sweeps/2026-12-02-h200-sweep-losses.csv),
+# one wave is there for sites the rules give one tile a program, the column tile where N fits it, and STOCK_LAUNCH,
+# Inductor's own launch of the unsplit reduction (stock's time where stock emits that kernel anyway: N <= 128 or a
+# wide C).  ``max_autotune`` adds the other launches of that sweep and the separate finish (which the cost model
+# proposes as the rules' launch by default on small sites).  Sources alike are one candidate; docs/launch.md, "Launch
+# candidates timed at compile time" and "The candidates ranked by the cost model".
+STOCK_LAUNCH = {"UNSPLIT": 1}
+AUTOTUNE_CANDIDATES: tuple[dict[str, int], ...] = (
+    {}, {"TILES_PER_PROGRAM": 1}, {"TILES_PER_PROGRAM": 0}, {"PREFETCH": 1}, {"COLUMN_TILE": 1}, STOCK_LAUNCH,
+)
+MAX_AUTOTUNE_CANDIDATES = AUTOTUNE_CANDIDATES + (
+    {"num_warps": 8}, {"TILES_PER_PROGRAM": 2}, {"TILES_PER_PROGRAM": 4}, {"XBLOCK": 32, "R0_BLOCK": 64},
+    {"SEPARATE_FINISH": 1},
+)
+# Of the candidates, the baseline (below) and the TIMED_CANDIDATES the cost model predicts fastest are timed
+# (fx_passes/profitability.py, "The launch candidates' ranking"), and any it could not price; max_autotune times every
+# candidate.  On the 331 kernels whose candidates were all timed in the random-site runs of 2026-12-03 and -04, the
+# fastest of the baseline and the model's first two was within 5% of the fastest of all on 98% of the 248 whose
+# baseline is known (the model fit with each seed left out in turn; 2.4 distinct launches timed a kernel instead of
+# 3.7).
+TIMED_CANDIDATES = 2
+# A candidate replaces the baseline (the rules' launch; stock's where stock emits the kernel unsplit) only when this
+# much faster: CUDA-graph replay repeats within 0.2-0.4% on the median random site, up to about 5% on sites of a few µs.
+AUTOTUNE_MARGIN = 0.03
+
+_CANDIDATE: contextvars.ContextVar[dict[str, int]] = contextvars.ContextVar("launch_candidate", default={})
+
+
+@contextlib.contextmanager
+def launch_candidate(override: dict[str, int]):
+    """Within the block, :func:`candidate_override` returns ``override`` (``choices`` merges it over the expert
+    override when it builds the fused kernel's launch)."""
+    token = _CANDIDATE.set(dict(override))
+    try:
+        yield
+    finally:
+        _CANDIDATE.reset(token)
+
+
+_PREDICTIONS: contextvars.ContextVar[list[float] | None] = contextvars.ContextVar("launch_predictions", default=None)
+
+
+@contextlib.contextmanager
+def recording_prediction():
+    """Within the block, ``choices`` records the cost model's µs for each launch it gives (:func:`record_prediction`)
+    into the list this yields; codegen ranks the launch candidates by it (:func:`candidates_to_time`)."""
+    recorded: list[float] = []
+    token = _PREDICTIONS.set(recorded)
+    try:
+        yield recorded
+    finally:
+        _PREDICTIONS.reset(token)
+
+
+def prediction_wanted() -> bool:
+    """True inside :func:`recording_prediction`."""
+    return _PREDICTIONS.get() is not None
+
+
+def record_prediction(us: float) -> None:
+    """Record a launch's predicted µs where :func:`recording_prediction` asks for it (else nothing)."""
+    recorded = _PREDICTIONS.get()
+    if recorded is not None:
+        recorded.append(us)
+
+
+def candidates_to_time(predicted: list[float | None], baseline: int | None, count: int = TIMED_CANDIDATES
+                       ) -> list[int]:
+    """The indices of ``predicted`` (one candidate's predicted µs each, None where the model could not price it) to
+    time, in order: the baseline's (``baseline``, None where no candidate is the baseline), the ``count`` predicted
+    fastest (ties to the earlier), and every one without a prediction."""
+    priced = sorted((us, i) for i, us in enumerate(predicted) if us is not None)
+    chosen = {baseline} if baseline is not None else set()
+    chosen |= {i for _, i in priced[:count]} | {i for i, us in enumerate(predicted) if us is None}
+    return sorted(chosen)
+
+
+def candidate_override() -> dict[str, int]:
+    """The launch candidate being emitted or timed (:func:`launch_candidate`); ``{}`` outside one."""
+    return dict(_CANDIDATE.get())
+
+
+def fastest_candidate(timed: list[tuple[dict[str, int], float]], baseline: dict[str, int] | None = None
+                      ) -> dict[str, int]:
+    """The candidate to emit, from ``[(override, ms), ...]`` as timed: the fastest, if it beats ``baseline`` (default
+    the rules' own launch, ``{}``) by more than :data:`AUTOTUNE_MARGIN` (or ``baseline`` was not timed or failed,
+    ``inf``, or came out at 0 ms or less), else ``baseline``.  Ties go to the earlier candidate, so the choice is a
+    function of the timings alone.  ``baseline`` is :data:`STOCK_LAUNCH` where stock emits the site's kernel unsplit
+    anyway (codegen/triton.py): there stock's launch is what the package must not be slower than."""
+    baseline = {} if baseline is None else baseline
+    # a time of 0 or less (Inductor subtracts the cloning of in-place arguments from a tiny kernel's) is no time
+    timed = [(override, ms if ms > 0 else math.inf) for override, ms in timed]
+    base_ms = next((ms for override, ms in timed if override == baseline), math.inf)
+    best, best_ms = min(timed, key=lambda item: item[1], default=(baseline, math.inf))
+    return dict(best) if best_ms < base_ms * (1 - AUTOTUNE_MARGIN) else dict(baseline)
