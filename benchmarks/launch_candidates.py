@@ -83,7 +83,8 @@ def launches(family: str, dtype: str, rows: int, cols: int) -> dict[str, dict[st
             guess, rules, terms = choices._pricing(features, sites, names, cols_, rows_)
             entry = dict(narrowest=kernel.narrowest, widest=kernel.widest, reductions=kernel.reductions,
                          moved=kernel.moved, rules_kind=guess.launch, rules_us=guess.fused_us,
-                         split_us=guess.split_us, column_tile_us=guess.column_tile_us, separate_us=guess.separate_us,
+                         split_us=guess.split_us, column_tile_us=choices._column_tile_price(sites, cols_, rows_),
+                         separate_us=guess.separate_us,
                          walk_us=profitability.walk_us(rows_, cols_, int(guess.fused_mb * 1e6)),
                          rules_terms=terms(rules), launches={}, terms={})
             for name, over in OVERRIDES.items():

@@ -32,8 +32,8 @@ from . import _torch_private, config
 from ._torch_private import DisableReduction, EnableReduction, FixedTritonConfig, V
 from .codegen.triton import FINISH_COMBINE, ReductionTransposeTritonKernel
 from .fx_passes.reduction_transpose import (FLAGGED_DTYPES, META_KEY, VECTOR_MULTIPLE, Site, atomics_allowed,
-                                           heavy_producer, package_hash, predicted_estimate, row_symbol,
-                                           row_tile_grid_available, separate_allowed, vector_rows)
+                                           heavy_producer, package_hash, predicted_column_tile_us, predicted_estimate,
+                                           row_symbol, row_tile_grid_available, separate_allowed, vector_rows)
 from .fx_passes import profitability
 from .runtime.triton_heuristics import (HEAVY_OPS, MAX_RSPLIT, TRANSCENDENTAL, LaunchConfig, WorkspaceBoundError,
                                         changed_overrides, column_tile, even_rsplit, launch_config, wide_fp8_cast)
@@ -173,14 +173,14 @@ class ReductionTransposeChoices(InductorChoices):
 def _record_prediction(features, sites: list[Site], names: str, cols: int, rows: int, kind: str,
                        launch: Optional[LaunchConfig] = None) -> None:
     """Where codegen ranks the launch candidates (``select_algorithm.recording_prediction``), record the
-    predicted µs of the launch just given (:func:`_predicted_us`).  A prediction that fails is none (logged): codegen
-    then times the candidate rather than rank it."""
+    predicted µs of the launch just given (:func:`_predicted_us`), or the error that kept the model from pricing it:
+    codegen then logs it and times the candidate rather than rank it."""
     if not prediction_wanted():
         return
     try:
         record_prediction(_predicted_us(features, sites, names, cols, rows, kind, launch))
     except Exception as e:  # noqa: BLE001  a ranking hint only
-        log.debug("%s: no predicted time for the %s launch: %s", names, kind, e)
+        record_prediction(e)
 
 
 def _predicted_us(features, sites: list[Site], names: str, cols: int, rows: int, kind: str,
@@ -195,10 +195,18 @@ def _predicted_us(features, sites: list[Site], names: str, cols: int, rows: int,
     if kind == "walk":
         return profitability.walk_us(rows, cols, int(guess.fused_mb * 1e6))
     if kind == "column tile":
-        return guess.column_tile_us
+        return _column_tile_price(sites, cols, rows)
     if kind == "separate finish" and guess.separate_us < math.inf:
         return guess.separate_us
     return profitability.split_candidate_us(guess.split_us, terms(launch), terms(rules))
+
+
+def _column_tile_price(sites: list[Site], cols: int, rows: int) -> float:
+    """The cost model's µs for the column tile :func:`_column_tile` gives this kernel (``inf`` where none fits),
+    also where the model would not offer it (a wide C, which stock emits unsplit)."""
+    widest, heavy = max(s.widest for s in sites), any(heavy_producer(s) for s in sites)
+    tile = column_tile(cols, rows, widest, heavy, config.launch_override())
+    return predicted_column_tile_us(sites[0], tile[0]) if tile else math.inf
 
 
 def _pricing(features, sites: list[Site], names: str, cols: int, rows: int):

@@ -53,14 +53,15 @@ def launch_candidate(override: dict[str, int]):
         _CANDIDATE.reset(token)
 
 
-_PREDICTIONS: contextvars.ContextVar[list[float] | None] = contextvars.ContextVar("launch_predictions", default=None)
+_PREDICTIONS: contextvars.ContextVar[list[float | Exception] | None] = contextvars.ContextVar("launch_predictions",
+                                                                                             default=None)
 
 
 @contextlib.contextmanager
 def recording_prediction():
     """Within the block, ``choices`` records the cost model's µs for each launch it gives (:func:`record_prediction`)
     into the list this yields; codegen ranks the launch candidates by it (:func:`candidates_to_time`)."""
-    recorded: list[float] = []
+    recorded: list[float | Exception] = []
     token = _PREDICTIONS.set(recorded)
     try:
         yield recorded
@@ -73,8 +74,9 @@ def prediction_wanted() -> bool:
     return _PREDICTIONS.get() is not None
 
 
-def record_prediction(us: float) -> None:
-    """Record a launch's predicted µs where :func:`recording_prediction` asks for it (else nothing)."""
+def record_prediction(us: float | Exception) -> None:
+    """Record a launch's predicted µs, or the error that kept the model from pricing it, where
+    :func:`recording_prediction` asks for it (else nothing)."""
     recorded = _PREDICTIONS.get()
     if recorded is not None:
         recorded.append(us)

@@ -699,7 +699,11 @@ class ReductionTransposeTritonScheduling(TritonScheduling):
                     log.debug("%s: launch candidate %s not generated: %s", names, candidate, e)
                     continue
                 generated.append((candidate, source))
-                predicted.setdefault(source, us[-1] if us else None)
+                price = us[-1] if us else None
+                if isinstance(price, Exception):  # logged here: the candidate's own logs are quiet
+                    log.debug("%s: launch candidate %s not priced (%s): timed", names, _describe(candidate), price)
+                    price = None
+                predicted.setdefault(source, price)
             sources = list(predicted)
             base = next((sources.index(src) for c, src in generated if c == baseline), None)
             count = len(sources) if inductor_config.max_autotune else TIMED_CANDIDATES

@@ -501,6 +501,15 @@ def predicted_estimate(site: Site, reductions: int, row_tiles: bool,
                                   separate=separate_allowed(row_tiles), **tile_args)
 
 
+def predicted_column_tile_us(site: Site, xblock: int) -> float:
+    """The cost model's µs for ``site``'s column tile of ``xblock`` columns a program (:func:`.profitability.
+    column_tile_us`, as :func:`predicted_estimate` prices it), whether or not the model would offer it."""
+    rows, cols = site.hints
+    moved = site.u_bytes + site.v_bytes - site.shared_bytes + site.itemsize
+    return profitability.column_tile_us(rows, moved * rows * cols, (moved - site.itemsize) * rows * cols,
+                                        xblock * site.widest)
+
+
 def separate_allowed(row_tiles: bool = False) -> bool:
     """Whether the fused kernel may take the separate finish (``codegen/triton.py``: its partials combined by a
     second kernel, with no ticket and no semaphores): the expert's ``SEPARATE_FINISH=1``, or no expert launch at all;

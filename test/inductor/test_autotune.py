@@ -8,6 +8,7 @@ The timings of the real candidates on the H200 are in benchmarks/results/.
 
 from __future__ import annotations
 
+import logging
 import math
 import re
 import unittest.mock
@@ -89,7 +90,7 @@ def test_the_choice_is_logged_once_and_the_decision_once():
     with decision_log() as log:
         compile_site(StandInTimer(1.0, 0.5))
     timed = [m for m in log if "launch candidates timed at compile" in m]
-    assert len(timed) == 1 and "TILES_PER_PROGRAM=1" in timed[0], log
+    assert len(timed) == 1 and ("TILES_PER_PROGRAM=1", True) in [(n, t) for n, t, _ in _timed_line(log)], log
     assert len([m for m in log if m.startswith("fused ")]) == 1, "candidates' own decisions are not logged"
 
 
@@ -134,7 +135,7 @@ def test_max_autotune_times_every_candidate():
     assert all(timed for _, timed, _ in _timed_line(log))
 
 
-def test_a_candidate_the_model_cannot_price_is_timed():
+def test_a_candidate_the_model_cannot_price_is_timed(caplog):
     from reduction_transpose_fusion import choices
 
     def no_price(*args, **kwargs):
@@ -142,10 +143,21 @@ def test_a_candidate_the_model_cannot_price_is_timed():
 
     default, unpriced = StandInTimer(), StandInTimer()
     compile_site(default)
-    with unittest.mock.patch.object(choices, "_predicted_us", no_price):
+    with unittest.mock.patch.object(choices, "_predicted_us", no_price), \
+         caplog.at_level(logging.DEBUG, logger="reduction_transpose_fusion.codegen.triton"):
         compile_site(unpriced)
     assert len(unpriced.sources) > len(default.sources)
     assert len(unpriced.sources) == len(set(map(kernel_text, unpriced.sources))) >= 4
+    assert "not priced (no price (stand-in)): timed" in caplog.text
+
+
+def test_the_column_tile_is_priced_where_stock_emits_the_kernel_unsplit():
+    """A wide C: the cost model does not offer the column tile there, but the candidate is one, priced by the
+    tile's formula (not ranked last as if it could not run)."""
+    with decision_log() as log:
+        compile_site(StandInTimer(), shape=WIDE)
+    (tile,) = [us for name, _, us in _timed_line(log) if name == "COLUMN_TILE=1"]
+    assert tile is not None and tile < math.inf
 
 
 def test_candidates_to_time():
