@@ -174,3 +174,25 @@ def test_a_split_candidate_is_priced_relative_to_the_rules_launch():
     assert one_tile_max > 10.0 > one_tile
     assert terms(0)["log_tiles"] == pytest.approx(math.log(16))  # 128 row tiles over 8 programs a column block
     assert terms(1)["log_tiles"] == 0 and terms(1)["log_programs"] == pytest.approx(math.log(128 * 64))
+
+
+def test_the_candidates_table_is_what_this_package_rebuilds():
+    """The committed table the ranking was fit to is what ``benchmarks.launch_candidates`` rebuilds with this package,
+    on one kernel of each family: a change to the launch rules or the cost model that changes a candidate's launch or
+    price makes this fail, and the table and the fit are then to be rebuilt (needs scipy)."""
+    pytest.importorskip("scipy")
+    import pandas as pd
+
+    from benchmarks import fit_launch_model, launch_candidates
+
+    table = pd.read_csv(fit_launch_model.TABLE)
+    picked = table.groupby("family").head(1)[["family", "dtype", "rows", "cols"]]
+    sites = table.merge(picked, on=["family", "dtype", "rows", "cols"])
+    for (family, dtype, rows, cols), rows_committed in sites.groupby(["family", "dtype", "rows", "cols"]):
+        found = launch_candidates.launches(family, dtype, int(rows), int(cols))
+        for r in rows_committed.to_dict("records"):
+            entry = found[r["names"]]
+            assert entry["rules_kind"] == r["rules_kind"] and entry["split_us"] == pytest.approx(r["split_us"])
+            launch = entry["launches"].get(r["candidate"] if r["kind"] == "split" else "rules")
+            if r["kind"] in ("split", "rules") and launch is not None and not pd.isna(r["RSPLIT"]):
+                assert (launch.XBLOCK, launch.R0_BLOCK, launch.RSPLIT) == (r["XBLOCK"], r["R0_BLOCK"], r["RSPLIT"])
