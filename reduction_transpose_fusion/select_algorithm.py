@@ -35,6 +35,10 @@ MAX_AUTOTUNE_CANDIDATES = AUTOTUNE_CANDIDATES + (
 # baseline is known (the model fit with each seed left out in turn; 2.4 distinct launches timed a kernel instead of
 # 3.7).
 TIMED_CANDIDATES = 2
+# ... and none where the model prices the baseline fastest by this much: on those 248 kernels, 94 (38%), where the
+# baseline was within 5% of the fastest candidate on 99% (the worst 1.12x, 0.1% geomean), with the model fit without
+# the kernel's seed (a margin of 0.1: 110 kernels, 96%, the worst 1.15x; 0.3: 84, 99%).
+UNTIMED_MARGIN = 0.2
 # A candidate replaces the baseline (the rules' launch; stock's where stock emits the kernel unsplit) only when this
 # much faster: CUDA-graph replay repeats within 0.2-0.4% on the median random site, up to about 5% on sites of a few µs.
 AUTOTUNE_MARGIN = 0.03
@@ -82,11 +86,15 @@ def record_prediction(us: float | Exception) -> None:
         recorded.append(us)
 
 
-def candidates_to_time(predicted: list[float | None], baseline: int | None, count: int = TIMED_CANDIDATES
-                       ) -> list[int]:
+def candidates_to_time(predicted: list[float | None], baseline: int | None, count: int = TIMED_CANDIDATES,
+                       sure: float = UNTIMED_MARGIN) -> list[int]:
     """The indices of ``predicted`` (one candidate's predicted µs each, None where the model could not price it) to
     time, in order: the baseline's (``baseline``, None where no candidate is the baseline), the ``count`` predicted
-    fastest (ties to the earlier), and every one without a prediction."""
+    fastest (ties to the earlier), and every one without a prediction; none where the model prices the baseline
+    fastest by ``sure`` or more (every other candidate priced, at ``1 + sure`` times the baseline's µs or more)."""
+    if baseline is not None and all(us is not None for us in predicted) and predicted[baseline] < math.inf and all(
+            us >= (1 + sure) * predicted[baseline] for i, us in enumerate(predicted) if i != baseline):
+        return []
     priced = sorted((us, i) for i, us in enumerate(predicted) if us is not None)
     chosen = {baseline} if baseline is not None else set()
     chosen |= {i for _, i in priced[:count]} | {i for i, us in enumerate(predicted) if us is None}

@@ -88,6 +88,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import logging
+import math
 import re
 import textwrap
 
@@ -98,7 +99,8 @@ from .. import _torch_private
 from .._torch_private import CeilDiv, TritonKernel, TritonScheduling
 from ..runtime.triton_heuristics import FinishGrid, RowTileGrid
 from ..select_algorithm import (AUTOTUNE_CANDIDATES, MAX_AUTOTUNE_CANDIDATES, STOCK_LAUNCH, TIMED_CANDIDATES,
-                                candidates_to_time, fastest_candidate, launch_candidate, recording_prediction)
+                                UNTIMED_MARGIN, candidates_to_time, fastest_candidate, launch_candidate,
+                                recording_prediction)
 
 log = logging.getLogger(__name__)
 
@@ -706,19 +708,21 @@ class ReductionTransposeTritonScheduling(TritonScheduling):
                 predicted.setdefault(source, price)
             sources = list(predicted)
             base = next((sources.index(src) for c, src in generated if c == baseline), None)
-            count = len(sources) if inductor_config.max_autotune else TIMED_CANDIDATES
+            wide = inductor_config.max_autotune  # every candidate timed
             timed_ms = {}
-            for i in candidates_to_time(list(predicted.values()), base, count):
+            for i in candidates_to_time(list(predicted.values()), base, len(sources) if wide else TIMED_CANDIDATES,
+                                        math.inf if wide else UNTIMED_MARGIN):
                 candidate = next(c for c, src in generated if src == sources[i])
                 # stock's own kernel as the baseline: at its best config, as its first-call tuning may pick
                 stock_baseline = candidate == baseline == STOCK_LAUNCH
                 timed_ms[sources[i]] = self._time(sources[i], nodes, names, candidate, every_config=stock_baseline)
         timed = [(c, timed_ms[src]) for c, src in generated if src in timed_ms]
         choice = fastest_candidate(timed, baseline)
-        log.info("%s: launch candidates timed at compile: %s; emitted %s%s", names,
+        log.info("%s: launch candidates timed at compile: %s; emitted %s%s%s", names,
                  "; ".join(_describe_timing(c, predicted[src], timed_ms.get(src)) for c, src in generated) or "none",
                  _describe(choice),
-                 " (stock emits this kernel unsplit: another launch must beat Inductor's own)" if baseline else "")
+                 " (stock emits this kernel unsplit: another launch must beat Inductor's own)" if baseline else "",
+                 "" if timed_ms else f" (the model prices it fastest by {UNTIMED_MARGIN:.0%} or more: none timed)")
         return choice
 
     def _time(self, source: str, nodes: list[str], names: str, candidate: dict[str, int],

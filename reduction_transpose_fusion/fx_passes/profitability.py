@@ -280,9 +280,9 @@ def estimate(rows: int, cols: int, reductions: int, stock_bytes: int, fused_byte
                     separate_time, tile_time)
 
 
-# The launch candidates' ranking.  The candidates timed at compile (runtime/triton_heuristics.py,
-# AUTOTUNE_CANDIDATES) are ranked by this model, and only the baseline and the model's first
-# select_algorithm.TIMED_CANDIDATES are timed.  A candidate of another kind than the split takes the formula
+# The launch candidates' ranking.  The candidates timed at compile (select_algorithm.AUTOTUNE_CANDIDATES) are ranked
+# by this model, and only the baseline and the model's first select_algorithm.TIMED_CANDIDATES are timed (none where
+# it prices the baseline fastest by UNTIMED_MARGIN).  A candidate of another kind than the split takes the formula
 # of its kind above (the walk, the column tile; the rules' own launch the model's fastest of its kinds); a split
 # launch ``c`` other than the rules' own split launch ``r`` is priced relative to it:
 #
@@ -299,7 +299,8 @@ def estimate(rows: int, cols: int, reductions: int, stock_bytes: int, fused_byte
 # reports the ranking's accuracy with each seed left out of the fit in turn, over every kind of candidate timed: the
 # model's first pick within 5% of the fastest on 80% of the 331 kernels (the rules' own launch: 60% of the 248 where
 # the table knows it); the fastest of the baseline and the model's first two within 5% on 98% of those 248, timing
-# 2.4 distinct launches a kernel instead of 3.7, 0.3% slower than the fastest of all (geomean); mean rank correlation
+# 2.4 distinct launches a kernel instead of 3.7, 0.3% slower than the fastest of all (geomean), and 1.6 with none
+# timed where the baseline is priced fastest by select_algorithm.UNTIMED_MARGIN (98%); mean rank correlation
 # of predicted and measured times within a kernel 0.81.  The largest term says what the sweeps had not: other terms
 # equal, one row tile a program takes exp(-0.204) = 0.82x the time of a looped launch, but exp(0.727 - 0.204) =
 # 1.69x where a reduction is a max or a min (an fp8 cast's amax; on the F3-amax kernels timed, one tile took 1.70x

@@ -18,8 +18,8 @@ import torch
 
 from reduction_transpose_fusion import _torch_private
 from reduction_transpose_fusion.select_algorithm import (AUTOTUNE_CANDIDATES, AUTOTUNE_MARGIN, MAX_AUTOTUNE_CANDIDATES,
-                                                        STOCK_LAUNCH, TIMED_CANDIDATES, candidates_to_time,
-                                                        fastest_candidate)
+                                                        STOCK_LAUNCH, TIMED_CANDIDATES, UNTIMED_MARGIN,
+                                                        candidates_to_time, fastest_candidate)
 from reduction_transpose_fusion_testing import families, interpret
 from reduction_transpose_fusion_testing.logs import decision_log
 from reduction_transpose_fusion_testing.output_code import kernel_sources
@@ -129,6 +129,24 @@ def test_the_baseline_and_the_models_first_candidates_are_timed():
     assert len(timer.sources) <= 1 + TIMED_CANDIDATES
 
 
+def test_nothing_is_timed_where_the_model_prices_the_baseline_fastest_by_the_margin():
+    """bf16[1024, 256]: the cost model's pick (the column tile) is priced at least UNTIMED_MARGIN below every other
+    candidate, so none is timed and it is emitted; under max_autotune all are timed."""
+    timer = StandInTimer()
+    with decision_log() as log:
+        module = compile_site(timer, shape=(1024, 256))
+    listed = _timed_line(log)
+    assert timer.sources == [] and not any(timed for _, timed, _ in listed)
+    base = listed[0][2]
+    assert all(us >= (1 + UNTIMED_MARGIN) * base for name, _, us in listed[1:] if us != base), listed
+    assert "none timed" in next(m for m in log if "timed at compile" in m)
+    assert fused_kernel(module) == fused_kernel(compile_site(StandInTimer(), shape=(1024, 256),
+                                                             reduction_transpose_fusion_autotune=False))
+    wide = StandInTimer()
+    compile_site(wide, shape=(1024, 256), max_autotune=True)
+    assert len(wide.sources) >= 4
+
+
 def test_max_autotune_times_every_candidate():
     with decision_log() as log:
         compile_site(StandInTimer(), max_autotune=True)
@@ -161,11 +179,17 @@ def test_the_column_tile_is_priced_where_stock_emits_the_kernel_unsplit():
 
 
 def test_candidates_to_time():
+    # the baseline priced fastest by the margin, every other priced: none timed
+    assert candidates_to_time([5.0, 6.0, 9.0], baseline=0, count=2, sure=0.2) == []
+    assert candidates_to_time([5.0, 5.9, 9.0], baseline=0, count=2, sure=0.2) == [0, 1]  # within the margin
+    assert candidates_to_time([5.0, None, 9.0], baseline=0, count=1, sure=0.2) == [0, 1]  # one not priced: timed
+    assert candidates_to_time([5.0, 9.0], baseline=None, count=1, sure=0.2) == [0]  # no baseline among them
+    assert candidates_to_time([5.0, 6.0], baseline=0, count=2, sure=math.inf) == [0, 1]  # max_autotune
     assert candidates_to_time([5.0, 3.0, 4.0, 9.0], baseline=0, count=2) == [0, 1, 2]
     assert candidates_to_time([5.0, 3.0, 4.0, 9.0], baseline=3, count=1) == [1, 3]
     assert candidates_to_time([5.0, None, 4.0, 9.0], baseline=None, count=1) == [1, 2]  # no price: timed
     assert candidates_to_time([2.0, 2.0, 2.0], baseline=2, count=1) == [0, 2]  # a tie: the earlier
-    assert candidates_to_time([1.0, 2.0], baseline=0, count=5) == [0, 1]
+    assert candidates_to_time([1.0, 1.1], baseline=0, count=5) == [0, 1]
     assert candidates_to_time([], baseline=None) == []
 
 
