@@ -145,6 +145,22 @@ def by_family(frame: pd.DataFrame, predicted: pd.Series) -> pd.DataFrame:
     return pd.DataFrame(rows).T
 
 
+def candidate_value(frame: pd.DataFrame) -> pd.DataFrame:
+    """What each default candidate buys: over every kernel, the fastest of the others against the fastest of all
+    (kernels whose time is within 5%, the geomean and the worst ratio).  STOCK=1 is UNSPLIT=1's older name."""
+    rows = {}
+    for name in ("TILES_PER_PROGRAM=1", "TILES_PER_PROGRAM=0", "PREFETCH=1", "COLUMN_TILE=1", "UNSPLIT=1"):
+        ratios = []
+        for _, kernel in frame.groupby("kernel"):
+            rest = kernel[~kernel["candidate"].isin({name, "STOCK=1" if name == "UNSPLIT=1" else name})]
+            if len(rest):
+                ratios.append(rest["us"].min() / kernel["us"].min())
+        ratios = np.array(ratios)
+        rows[name] = {"kernels": len(ratios), "within 5% without it": float(np.mean(ratios <= 1 + TOLERANCE)),
+                      "slower without it (geomean)": math.exp(np.log(ratios).mean()), "worst": ratios.max()}
+    return pd.DataFrame(rows).T
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--table", type=pathlib.Path, default=TABLE)
@@ -162,6 +178,8 @@ def main(argv=None) -> None:
         print(f"  {key}: {value:.3f}" if isinstance(value, float) else f"  {key}: {value}")
     print("by family, within 5% of the fastest candidate:")
     print(by_family(frame, predicted).to_string(float_format=lambda v: f"{v:.2f}"))
+    print("what each candidate buys (the fastest of the others against the fastest of all):")
+    print(candidate_value(frame).to_string(float_format=lambda v: f"{v:.3f}"))
     print("in-sample, the shipped weights:")
     for key, value in accuracy(frame, predict(frame, profitability.CANDIDATES)).items():
         print(f"  {key}: {value:.3f}" if isinstance(value, float) else f"  {key}: {value}")
