@@ -69,12 +69,17 @@ def predict(frame: pd.DataFrame, model: profitability.CandidateModel) -> pd.Seri
     return frame.apply(one, axis=1)
 
 
+SHIPPED = "as shipped (none timed where sure, else the baseline + first TIMED_CANDIDATES)"
+
+
 def accuracy(frame: pd.DataFrame, predicted: pd.Series, ks=(1, 2, 3)) -> dict[str, float]:
-    """The ranking's accuracy over the kernels of ``frame`` with two or more priced candidates (module docstring)."""
+    """The ranking's accuracy over the kernels of ``frame`` with two or more priced candidates (module docstring).
+    Each choice of what to time is :func:`select_algorithm.candidates_to_time`'s, as shipped and with the baseline
+    and the first ``k`` of ``ks`` (no margin), over the kernels whose baseline the table knows."""
     frame = frame.assign(pred=predicted).dropna(subset=["pred"])
-    out = {"kernels": 0, "first": 0, "rules": 0, "rules known": 0, "rho": [], "shipped": 0, "shipped timed": 0,
-           "shipped untimed": 0, "shipped loss": []}
-    out |= {f"top{k}": 0 for k in ks} | {f"timed{k}": 0 for k in ks} | {f"loss{k}": [] for k in ks}
+    policies = {SHIPPED: {}} | {f"baseline + first {k}": dict(count=k, sure=math.inf) for k in ks}
+    out = {"kernels": 0, "first": 0, "rules": 0, "rules known": 0, "rho": []}
+    out |= {name: {"within": 0, "timed": 0, "untimed": 0, "loss": []} for name in policies}
     for _, kernel in frame.groupby("kernel"):
         # candidates that came out one kernel were timed once, logged with one time: one candidate, as codegen ranks
         kernel = kernel.drop_duplicates(subset="us", keep="first")
@@ -83,39 +88,34 @@ def accuracy(frame: pd.DataFrame, predicted: pd.Series, ks=(1, 2, 3)) -> dict[st
         best = kernel["us"].min()
         out["kernels"] += 1
         out["first"] += kernel.loc[kernel["pred"].idxmin(), "us"] <= (1 + TOLERANCE) * best
-        rules = kernel[kernel["candidate"] == "rules"]
-        if len(rules):  # not where the table could not rebuild it ("unknown")
-            out["rules"] += rules["us"].iloc[0] <= (1 + TOLERANCE) * best
-            out["rules known"] += 1
-        if len(rules):  # the package's choice: select_algorithm.candidates_to_time over the same prices
-            base = kernel.index.get_loc(rules.index[0])
-            timed = candidates_to_time(list(kernel["pred"]), base)
-            emitted = kernel["us"].iloc[timed].min() if timed else kernel["us"].iloc[base]
-            out["shipped"] += emitted <= (1 + TOLERANCE) * best
-            out["shipped timed"] += len(timed)
-            out["shipped untimed"] += not timed
-            out["shipped loss"].append(emitted / best)
-        for k in ks if len(rules) else ():  # the baseline's figures over the kernels whose baseline is known
-            chosen = kernel.nsmallest(k, "pred", keep="first").index.union(rules.index)
-            out[f"top{k}"] += kernel.loc[chosen, "us"].min() <= (1 + TOLERANCE) * best
-            out[f"timed{k}"] += len(chosen)
-            out[f"loss{k}"].append(kernel.loc[chosen, "us"].min() / best)
         if kernel["pred"].nunique() > 1 and kernel["us"].nunique() > 1:
             out["rho"].append(spearmanr(kernel["us"], kernel["pred"]).statistic)
-    n = out["kernels"]
-    summary = {"kernels": n, "first pick within 5%": out["first"] / n, "rules' launch within 5% (where known)": out["rules"] / max(out["rules known"], 1),
+        rules = kernel[kernel["candidate"] == "rules"]
+        if not len(rules):  # the table could not rebuild it ("unknown")
+            continue
+        out["rules"] += rules["us"].iloc[0] <= (1 + TOLERANCE) * best
+        out["rules known"] += 1
+        base = kernel.index.get_loc(rules.index[0])
+        for name, options in policies.items():
+            timed = candidates_to_time(list(kernel["pred"]), base, **options)
+            emitted = kernel["us"].iloc[timed].min() if timed else kernel["us"].iloc[base]  # none timed: the baseline
+            figures = out[name]
+            figures["within"] += emitted <= (1 + TOLERANCE) * best
+            figures["timed"] += len(timed)
+            figures["untimed"] += not timed
+            figures["loss"].append(emitted / best)
+    n, known = out["kernels"], max(out["rules known"], 1)
+    summary = {"kernels": n, "first pick within 5%": out["first"] / n,
+               "rules' launch within 5% (where known)": out["rules"] / known,
                "kernels whose rules' launch is known": out["rules known"],
                "distinct launches a kernel": frame.groupby("kernel")["us"].nunique().mean(),
                "mean rank correlation": float(np.mean(out["rho"]))}
-    known = max(out["rules known"], 1)
-    summary |= {"as shipped (none timed where sure, else the baseline + first TIMED_CANDIDATES) within 5%":
-                out["shipped"] / known, "as shipped, launches timed a kernel": out["shipped timed"] / known,
-                "as shipped, kernels with none timed": out["shipped untimed"] / known,
-                "as shipped / fastest (geomean)": math.exp(np.mean(np.log(out["shipped loss"])))}
-    for k in ks:
-        summary[f"baseline + first {k} within 5%"] = out[f"top{k}"] / known
-        summary[f"baseline + first {k} timed a kernel"] = out[f"timed{k}"] / known
-        summary[f"baseline + first {k} / fastest (geomean)"] = math.exp(np.mean(np.log(out[f"loss{k}"])))
+    for name in policies:
+        figures = out[name]
+        summary |= {f"{name} within 5%": figures["within"] / known,
+                    f"{name}, launches timed a kernel": figures["timed"] / known,
+                    f"{name}, kernels with none timed": figures["untimed"] / known,
+                    f"{name} / fastest (geomean)": math.exp(np.mean(np.log(figures["loss"])))}
     return summary
 
 

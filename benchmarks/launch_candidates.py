@@ -32,15 +32,14 @@ from tqdm import tqdm  # noqa: E402
 from benchmarks import harness  # noqa: E402
 from benchmarks.random_sites import candidate_timings  # noqa: E402
 from reduction_transpose_fusion import choices  # noqa: E402
+from reduction_transpose_fusion.select_algorithm import AUTOTUNE_CANDIDATES, STOCK_LAUNCH, describe  # noqa: E402
 from reduction_transpose_fusion_testing import families, interpret  # noqa: E402
 
 RESULTS = pathlib.Path(__file__).parent / "results"
 # runs whose candidates were timed by CUDA-graph replay at compile (runtime/benchmarking.py): package 0a0b688a on
 OLD_TIMER_PACKAGES = {"742b18ac74754736", "d4c786acdec5131a", "24106b8decb894fd", "a768764a0312acca"}
-# the candidate names as logged (STOCK=1 in the packages before UNSPLIT=1 was the key) and their overrides
-OVERRIDES = {"rules": {}, "TILES_PER_PROGRAM=1": {"TILES_PER_PROGRAM": 1}, "TILES_PER_PROGRAM=0":
-             {"TILES_PER_PROGRAM": 0}, "PREFETCH=1": {"PREFETCH": 1}, "COLUMN_TILE=1": {"COLUMN_TILE": 1},
-             "UNSPLIT=1": {"UNSPLIT": 1}, "STOCK=1": {"UNSPLIT": 1}}
+# the candidate names as logged and their overrides (STOCK=1 in the packages before UNSPLIT=1 was the key)
+OVERRIDES = {describe(c): c for c in AUTOTUNE_CANDIDATES} | {"STOCK=1": STOCK_LAUNCH}
 
 
 def timed_kernels(paths: list[pathlib.Path]) -> pd.DataFrame:

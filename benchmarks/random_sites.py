@@ -51,7 +51,7 @@ from tqdm import tqdm  # noqa: E402
 import reduction_transpose_fusion  # noqa: E402,F401
 from benchmarks import harness, steps  # noqa: E402
 from benchmarks.run import provenance  # noqa: E402
-from reduction_transpose_fusion.select_algorithm import AUTOTUNE_CANDIDATES  # noqa: E402
+from reduction_transpose_fusion.select_algorithm import AUTOTUNE_CANDIDATES, describe  # noqa: E402
 from reduction_transpose_fusion_testing import families  # noqa: E402
 from reduction_transpose_fusion_testing.logs import decision_log  # noqa: E402
 
@@ -95,8 +95,8 @@ PICK_TOLERANCE = 0.05
 # timed (model 9.1); ...; emitted ...", the model's price since the ranking, "NAME 8.5 us" before
 TIMED_LINE = re.compile(r"(?P<names>[\w, ]+): launch candidates timed at compile: (?P<timed>.*?); emitted (?P<emitted>\S+)")
 TIMED_ITEM = re.compile(r"^(?P<name>.+?) (?:(?P<us>[\d.]+|inf) us|not timed)(?: \(model (?P<model>[\d.]+|inf)\))?$")
-# the default candidates' names as logged (codegen/triton.py, _describe)
-DEFAULT_CANDIDATES = tuple(",".join(f"{k}={v}" for k, v in c.items()) or "rules" for c in AUTOTUNE_CANDIDATES)
+# the default candidates' names as logged
+DEFAULT_CANDIDATES = tuple(map(describe, AUTOTUNE_CANDIDATES))
 
 
 def candidate_timings(decisions: str) -> list[tuple[str, list[tuple[str, float | None, float | None]]]]:

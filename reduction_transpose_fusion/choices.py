@@ -35,8 +35,8 @@ from .fx_passes.reduction_transpose import (FLAGGED_DTYPES, META_KEY, VECTOR_MUL
                                            heavy_producer, package_hash, predicted_column_tile_us, predicted_estimate,
                                            row_symbol, row_tile_grid_available, separate_allowed, vector_rows)
 from .fx_passes import profitability
-from .runtime.triton_heuristics import (HEAVY_OPS, MAX_RSPLIT, TRANSCENDENTAL, LaunchConfig, WorkspaceBoundError,
-                                        changed_overrides, column_tile, even_rsplit, launch_config, wide_fp8_cast)
+from .runtime.triton_heuristics import (MAX_RSPLIT, LaunchConfig, WorkspaceBoundError, changed_overrides, column_tile,
+                                        even_rsplit, heavy_kernel, launch_config, wide_fp8_cast)
 from .select_algorithm import STOCK_LAUNCH, candidate_override, prediction_wanted, record_prediction
 from .scheduler import origins, sites_in
 
@@ -103,8 +103,7 @@ class ReductionTransposeChoices(InductorChoices):
                          "allows no atomic ticket, and the column tile does not fit this kernel)", names)
             return kwargs
         kernel = _kernel_inputs(features, sites)
-        copies = _fused_copies(features, sites)
-        reductions, static_rows = kernel.reductions, kernel.static_rows
+        copies, reductions, static_rows = kernel.copies, kernel.reductions, kernel.static_rows
         override.pop("UNSPLIT", None)  # 0 here: the package's launch
         separate_asked = override.pop("SEPARATE_FINISH", None)  # not a key of the launch rules
         tile_asked = override.pop("COLUMN_TILE", None)  # 0 here (1 was taken above): the package's launch
@@ -215,7 +214,7 @@ def _pricing(features, sites: list[Site], names: str, cols: int, rows: int):
     kernel = _kernel_inputs(features, sites)
     rules = _launch(names, features, kernel, cols, rows, {})
     guess = predicted_estimate(sites[0], kernel.reductions, rules.row_tile_grid, rules)
-    heavy = kernel.ops > HEAVY_OPS or bool(kernel.producer_ops & TRANSCENDENTAL)
+    heavy = heavy_kernel(kernel.ops, kernel.producer_ops)
     max_reduction = bool(_reduction_types(features) & {"max", "min"})
 
     def terms(launch: LaunchConfig) -> dict[str, float]:
@@ -285,6 +284,7 @@ class _Kernel:
     static_cols: bool
     no_grid: Optional[str]
     vector: dict
+    copies: list[str]  # the transposed copies fused into the kernel (_fused_copies)
 
     def launch(self, cols: int, rows: int, override: dict[str, int]) -> LaunchConfig:
         return launch_config(cols, rows, self.narrowest, self.widest, self.num_sms, override, self.ops,
@@ -298,17 +298,19 @@ def _kernel_inputs(features, sites: list[Site]) -> _Kernel:
     site = sites[0]
     narrowest, widest, moved, widest_load = _itemsizes(features, site)
     no_grid = _no_row_tile_grid(features)
+    copies = _fused_copies(features, sites)
     return _Kernel(
         num_sms=DeviceProperties.create(V.graph.get_current_device_or_throw()).multi_processor_count,
         narrowest=narrowest, widest=widest,
         # the bytes moved only for a kernel that holds the transposed copy (the wider tile was measured on those)
-        moved=moved if _fused_copies(features, sites) else 0,
+        moved=moved if copies else 0,
         ops=_arithmetic_ops(features), reductions=sum(1 for n in features.scheduler_nodes() if n.is_reduction()),
         producer_ops=frozenset().union(*(s.producer_ops for s in sites)),
         static_rows=bool(features.reduction_numel.is_number), static_cols=bool(features.numel.is_number),
         no_grid=no_grid,
         vector=dict(vector_rows=_vector_rows(features.reduction_numel), vector_cols=_vector_cols(features.numel),
-                    row_tile_grid=no_grid is None, widest_load=widest_load))
+                    row_tile_grid=no_grid is None, widest_load=widest_load),
+        copies=copies)
 
 
 def _launch(names, features, kernel: _Kernel, cols, rows, override) -> LaunchConfig:

@@ -13,13 +13,13 @@ import math
 
 # Launch candidates generated at compile on the GPU and ranked by the cost model, the first of them timed
 # (codegen/triton.py; switch ``reduction_transpose_fusion_autotune``), each an override over the rules' launch, the
-# first ({}) the rules' own: one row tile a program and the prefetched
-# row loop each beat the rules' launch on some of the random-site losses (sweeps/2026-12-02-h200-sweep-losses.csv),
-# one wave is there for sites the rules give one tile a program, the column tile where N fits it, and STOCK_LAUNCH,
-# Inductor's own launch of the unsplit reduction (stock's time where stock emits that kernel anyway: N <= 128 or a
-# wide C).  ``max_autotune`` adds the other launches of that sweep and the separate finish (which the cost model
-# proposes as the rules' launch by default on small sites).  Sources alike are one candidate; docs/launch.md, "Launch
-# candidates timed at compile time" and "The candidates ranked by the cost model".
+# first ({}) the rules' own: one row tile a program and the prefetched row loop each beat the rules' launch on some of
+# the random-site losses (sweeps/2026-12-02-h200-sweep-losses.csv), one wave is there for sites the rules give one tile
+# a program, the column tile where N fits it, and STOCK_LAUNCH, Inductor's own launch of the unsplit reduction
+# (stock's time where stock emits that kernel anyway: N <= 128 or a wide C).  ``max_autotune`` adds the other launches
+# of that sweep and the separate finish (which the cost model proposes as the rules' launch by default on small
+# sites).  Sources alike are one candidate; docs/launch.md, "Launch candidates timed at compile time" and "The
+# candidates ranked by the cost model".
 STOCK_LAUNCH = {"UNSPLIT": 1}
 AUTOTUNE_CANDIDATES: tuple[dict[str, int], ...] = (
     {}, {"TILES_PER_PROGRAM": 1}, {"TILES_PER_PROGRAM": 0}, {"PREFETCH": 1}, {"COLUMN_TILE": 1}, STOCK_LAUNCH,
@@ -99,6 +99,11 @@ def candidates_to_time(predicted: list[float | None], baseline: int | None, coun
     chosen = {baseline} if baseline is not None else set()
     chosen |= {i for _, i in priced[:count]} | {i for i, us in enumerate(predicted) if us is None}
     return sorted(chosen)
+
+
+def describe(candidate: dict[str, int]) -> str:
+    """A candidate's name in the log: its override as ``KEY=value,...``, ``rules`` for the rules' own (``{}``)."""
+    return ",".join(f"{k}={v}" for k, v in candidate.items()) or "rules"
 
 
 def candidate_override() -> dict[str, int]:

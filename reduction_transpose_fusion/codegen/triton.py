@@ -99,7 +99,7 @@ from .. import _torch_private
 from .._torch_private import CeilDiv, TritonKernel, TritonScheduling
 from ..runtime.triton_heuristics import FinishGrid, RowTileGrid
 from ..select_algorithm import (AUTOTUNE_CANDIDATES, MAX_AUTOTUNE_CANDIDATES, STOCK_LAUNCH, TIMED_CANDIDATES,
-                                UNTIMED_MARGIN, candidates_to_time, fastest_candidate, launch_candidate,
+                                UNTIMED_MARGIN, candidates_to_time, describe, fastest_candidate, launch_candidate,
                                 recording_prediction)
 
 log = logging.getLogger(__name__)
@@ -703,7 +703,7 @@ class ReductionTransposeTritonScheduling(TritonScheduling):
                 generated.append((candidate, source))
                 price = us[-1] if us else None
                 if isinstance(price, Exception):  # logged here: the candidate's own logs are quiet
-                    log.debug("%s: launch candidate %s not priced (%s): timed", names, _describe(candidate), price)
+                    log.debug("%s: launch candidate %s not priced (%s): timed", names, describe(candidate), price)
                     price = None
                 predicted.setdefault(source, price)
             sources = list(predicted)
@@ -720,7 +720,7 @@ class ReductionTransposeTritonScheduling(TritonScheduling):
         choice = fastest_candidate(timed, baseline)
         log.info("%s: launch candidates timed at compile: %s; emitted %s%s%s", names,
                  "; ".join(_describe_timing(c, predicted[src], timed_ms.get(src)) for c, src in generated) or "none",
-                 _describe(choice),
+                 describe(choice),
                  " (stock emits this kernel unsplit: another launch must beat Inductor's own)" if baseline else "",
                  "" if timed_ms else f" (the model prices it fastest by {UNTIMED_MARGIN:.0%} or more: none timed)")
         return choice
@@ -735,7 +735,7 @@ class ReductionTransposeTritonScheduling(TritonScheduling):
                 source = with_finish_kernel(source)
             return _torch_private.time_kernel_source(self, source, nodes, every_config=every_config)
         except Exception as e:  # noqa: BLE001
-            log.info("%s: launch candidate %s not timed: %s", names, _describe(candidate), e)
+            log.info("%s: launch candidate %s not timed: %s", names, describe(candidate), e)
             if isinstance(e, torch.cuda.OutOfMemoryError):
                 torch.cuda.empty_cache()
             return float("inf")
@@ -772,11 +772,8 @@ def stock_emits_it_unsplit(sites) -> bool:
 def _describe_timing(candidate: dict[str, int], predicted_us: float | None, ms: float | None) -> str:
     """"NAME 8.5 us (model 7.9)" for a timed candidate, "NAME not timed (model 9.1)" for one the model ranked out."""
     model = f" (model {predicted_us:.1f})" if predicted_us is not None else ""
-    return f"{_describe(candidate)} {ms * 1e3:.1f} us{model}" if ms is not None else f"{_describe(candidate)} not timed{model}"
-
-
-def _describe(candidate: dict[str, int]) -> str:
-    return ",".join(f"{k}={v}" for k, v in candidate.items()) or "rules"
+    timing = f"{ms * 1e3:.1f} us" if ms is not None else "not timed"
+    return f"{describe(candidate)} {timing}{model}"
 
 
 __all__ = ["LAUNCH_ORDER_FINISHER", "ReductionTransposeTritonKernel", "ReductionTransposeTritonScheduling",

@@ -289,8 +289,8 @@ def estimate(rows: int, cols: int, reductions: int, stock_bytes: int, fused_byte
 #     split(c) = split(r) * exp(sum_i w_i * (f_i(c) - f_i(r)))
 #
 # over the terms f_i of :func:`candidate_terms`: one row tile a program (with a max or min reduction, with a 1-byte
-# tensor, under a heavy producer), the prefetched row loop (and its log row tiles a program), the log row tiles a program
-# T = ceil(ceil(N / R0_BLOCK) / RSPLIT) (1 for one tile a program), the log programs P = RSPLIT * ceil(C / XBLOCK)
+# tensor, under a heavy producer), the prefetched row loop (and its log row tiles a program), the log row tiles a
+# program T = ceil(ceil(N / R0_BLOCK) / RSPLIT) (1 for one tile a program), the log programs P = RSPLIT * ceil(C / XBLOCK)
 # (and times the log MB moved).  The weights are a least-squares fit of log time, each kernel's launches centred on
 # their mean (so only the differences between one kernel's launches are fit), to the 1175 split launches timed at
 # compile by CUDA-graph replay on 331 kernels of 15 random-site runs of 2026-12-03 and -04 (packages 0a0b688a to
@@ -330,9 +330,9 @@ def candidate_terms(rows: int, cols: int, xblock: int, rblock: int, rsplit: int,
                     ) -> dict[str, float]:
     """The terms ``f_i`` of the ranking above for a split launch over ``x [rows, cols]`` (its ``XBLOCK``,
     ``R0_BLOCK``, ``RSPLIT``, ``tiles_per_program`` (1: one row tile a program, also on the row-tile grid) and
-    ``prefetch``), ``max_reduction`` where one of its reductions is a max or a min, whose narrowest full-size tensor has ``narrowest``-byte elements,
-    ``heavy`` under a heavy producer (``runtime.triton_heuristics``: more than ``HEAVY_OPS`` ops or a transcendental
-    one), moving ``moved_bytes`` bytes.  Keys are :class:`CandidateModel`'s fields."""
+    ``prefetch``), ``max_reduction`` where one of its reductions is a max or a min, whose narrowest full-size tensor
+    has ``narrowest``-byte elements, ``heavy`` for a heavy kernel (``runtime.triton_heuristics.heavy_kernel``),
+    moving ``moved_bytes`` bytes.  Keys are :class:`CandidateModel`'s fields."""
     one_tile = float(tiles_per_program == 1)
     tiles = 1 if one_tile else math.ceil(math.ceil(rows / rblock) / rsplit)
     log_programs = math.log(rsplit * math.ceil(cols / xblock))

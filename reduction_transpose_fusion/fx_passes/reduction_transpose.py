@@ -460,11 +460,17 @@ def skip_reason(site: Site, row_tiles: bool = False, reductions: int = 1) -> Opt
     return None
 
 
+def _moved(site: Site) -> int:
+    """Bytes an element of ``site``'s ``x`` moves in the fused kernel: the full-size inputs of ``u`` and ``v``, each
+    read once (a shared one once for both), and ``v.T`` written."""
+    return site.u_bytes + site.v_bytes - site.shared_bytes + site.itemsize
+
+
 def predicted_launch(site: Site, reductions: int, row_tiles: bool) -> LaunchConfig:
     """The launch :func:`launch_config` would choose for ``site``'s kernel as far as the graph tells (``choices``
     computes the real one from Inductor's kernel).  Raises :class:`WorkspaceBoundError` as it does."""
     rows, cols = site.hints
-    moved = site.u_bytes + site.v_bytes - site.shared_bytes + site.itemsize
+    moved = _moved(site)
     static_rows, static_cols = site.rows.is_number, site.cols.is_number
     # UNSPLIT=1 comes alone; SEPARATE_FINISH changes the finish, not the launch
     override = {k: v for k, v in config.launch_override().items()
@@ -481,7 +487,7 @@ def predicted_estimate(site: Site, reductions: int, row_tiles: bool,
     """The cost model's estimate (:mod:`.profitability`) for ``site``, with ``launch`` (default: its
     :func:`predicted_launch`)."""
     rows, cols = site.hints
-    moved = site.u_bytes + site.v_bytes - site.shared_bytes + site.itemsize
+    moved = _moved(site)
     launch = launch or predicted_launch(site, reductions, row_tiles)
     stock_bytes = (site.u_bytes + site.v_bytes + site.itemsize) * rows * cols
     override = config.launch_override()
@@ -505,7 +511,7 @@ def predicted_column_tile_us(site: Site, xblock: int) -> float:
     """The cost model's µs for ``site``'s column tile of ``xblock`` columns a program (:func:`.profitability.
     column_tile_us`, as :func:`predicted_estimate` prices it), whether or not the model would offer it."""
     rows, cols = site.hints
-    moved = site.u_bytes + site.v_bytes - site.shared_bytes + site.itemsize
+    moved = _moved(site)
     return profitability.column_tile_us(rows, moved * rows * cols, (moved - site.itemsize) * rows * cols,
                                         xblock * site.widest)
 

@@ -302,7 +302,7 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
     wide = cols >= WIDE_TILE_SCALE * num_sms * xblock
     if wide and not (cast_on_grid and cols % FP8_VECTOR_COLS == 0):
         xblock, warps = xblock * WIDE_TILE_SCALE, warps * WIDE_TILE_SCALE
-    heavy = ops > HEAVY_OPS or bool(producer_ops & TRANSCENDENTAL)
+    heavy = heavy_kernel(ops, producer_ops)
     if heavy:
         warps = 2 * NUM_WARPS  # the wide path's count already
     xblock = min(xblock, max(MIN_BLOCK, next_power_of_2(cols)))
@@ -392,6 +392,12 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
     check_workspace(launch, rows, cols, widest, reductions, override)
     notes = _override_notes(override, launch, rows, budget_rsplit, persistent, asked_static_rows, grid_allowed)
     return dataclasses.replace(launch, notes=notes)
+
+
+def heavy_kernel(ops: int, producer_ops: frozenset[str]) -> bool:
+    """Whether a kernel of ``ops`` arithmetic ops an element, computing ``producer_ops``, counts as heavy: more than
+    :data:`HEAVY_OPS` ops, or a :data:`TRANSCENDENTAL` one (its tile then gives each thread fewer elements)."""
+    return ops > HEAVY_OPS or bool(producer_ops & TRANSCENDENTAL)
 
 
 def _override_notes(override: dict[str, int], launch: LaunchConfig, rows: int, budget_rsplit: int,
