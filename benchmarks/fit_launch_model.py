@@ -25,7 +25,8 @@ import pandas as pd
 from scipy.stats import spearmanr
 
 from reduction_transpose_fusion.fx_passes import profitability
-from reduction_transpose_fusion.select_algorithm import TIMED_CANDIDATES, candidates_to_time
+from reduction_transpose_fusion.select_algorithm import (AUTOTUNE_CANDIDATES, CANDIDATES_BY_DTYPE, TIMED_CANDIDATES,
+                                                          candidates_to_time, describe, dtype_class)
 
 RESULTS = pathlib.Path(__file__).parent / "results"
 TABLE = RESULTS / "2026-12-04-h200-launch-candidates.csv"
@@ -149,7 +150,7 @@ def candidate_value(frame: pd.DataFrame) -> pd.DataFrame:
     """What each default candidate buys: over every kernel, the fastest of the others against the fastest of all
     (kernels whose time is within 5%, the geomean and the worst ratio).  STOCK=1 is UNSPLIT=1's older name."""
     rows = {}
-    for name in ("TILES_PER_PROGRAM=1", "TILES_PER_PROGRAM=0", "PREFETCH=1", "COLUMN_TILE=1", "UNSPLIT=1"):
+    for name in map(describe, AUTOTUNE_CANDIDATES[1:]):
         ratios = []
         for _, kernel in frame.groupby("kernel"):
             rest = kernel[~kernel["candidate"].isin({name, "STOCK=1" if name == "UNSPLIT=1" else name})]
@@ -159,6 +160,18 @@ def candidate_value(frame: pd.DataFrame) -> pd.DataFrame:
         rows[name] = {"kernels": len(ratios), "within 5% without it": float(np.mean(ratios <= 1 + TOLERANCE)),
                       "slower without it (geomean)": math.exp(np.log(ratios).mean()), "worst": ratios.max()}
     return pd.DataFrame(rows).T
+
+
+def candidate_value_by_class(frame: pd.DataFrame) -> pd.DataFrame:
+    """:func:`candidate_value` over each dtype class's kernels (``select_algorithm.dtype_class``), with whether the
+    class's table (``CANDIDATES_BY_DTYPE``) keeps the candidate: the data behind the tables."""
+    classes = frame.apply(lambda r: dtype_class(r["narrowest"], r["widest"]), axis=1)
+    parts = []
+    for name, part in frame.groupby(classes):
+        value = candidate_value(part)
+        value.insert(0, "kept", [c in map(describe, CANDIDATES_BY_DTYPE[name]) for c in value.index])
+        parts.append(value.set_index(pd.MultiIndex.from_product([[name], value.index])))
+    return pd.concat(parts)
 
 
 def main(argv=None) -> None:
@@ -180,6 +193,8 @@ def main(argv=None) -> None:
     print(by_family(frame, predicted).to_string(float_format=lambda v: f"{v:.2f}"))
     print("what each candidate buys (the fastest of the others against the fastest of all):")
     print(candidate_value(frame).to_string(float_format=lambda v: f"{v:.3f}"))
+    print("... by dtype class, and whether the class's candidates keep it:")
+    print(candidate_value_by_class(frame).to_string(float_format=lambda v: f"{v:.3f}"))
     print("in-sample, the shipped weights:")
     for key, value in accuracy(frame, predict(frame, profitability.CANDIDATES)).items():
         print(f"  {key}: {value:.3f}" if isinstance(value, float) else f"  {key}: {value}")

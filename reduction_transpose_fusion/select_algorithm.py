@@ -21,13 +21,45 @@ import math
 # sites).  Sources alike are one candidate; docs/launch.md, "Launch candidates timed at compile time" and "The
 # candidates ranked by the cost model".
 STOCK_LAUNCH = {"UNSPLIT": 1}
-AUTOTUNE_CANDIDATES: tuple[dict[str, int], ...] = (
-    {}, {"TILES_PER_PROGRAM": 1}, {"TILES_PER_PROGRAM": 0}, {"PREFETCH": 1}, {"COLUMN_TILE": 1}, STOCK_LAUNCH,
-)
+ONE_TILE, ONE_WAVE, PREFETCH, COLUMN_TILE = {"TILES_PER_PROGRAM": 1}, {"TILES_PER_PROGRAM": 0}, {"PREFETCH": 1}, {
+    "COLUMN_TILE": 1}
+# The default candidates of each dtype class (:func:`dtype_class`).  A candidate is left out of a class where, over
+# that class's kernels of the 15 CUDA-graph-timed random-site runs of 2026-12-03 and -04
+# (results/2026-12-04-h200-launch-candidates.csv; ``python -m benchmarks.fit_launch_model`` prints the table), the
+# fastest of the others was within 5% of the fastest of all on every kernel: one wave for f32 (89 kernels, the worst
+# 1.04x) and fp8 outputs (39, 1.00x), the column tile for fp8 outputs and the f32 to 16-bit cast (16, 1.00x).
+# STOCK_LAUNCH stays in each: it is the baseline where stock emits the kernel unsplit.
+CANDIDATES_BY_DTYPE: dict[str, tuple[dict[str, int], ...]] = {
+    "16-bit": ({}, ONE_TILE, ONE_WAVE, PREFETCH, COLUMN_TILE, STOCK_LAUNCH),
+    "f32": ({}, ONE_TILE, PREFETCH, COLUMN_TILE, STOCK_LAUNCH),
+    "f32 to 16-bit": ({}, ONE_TILE, ONE_WAVE, PREFETCH, STOCK_LAUNCH),
+    "1-byte": ({}, ONE_TILE, PREFETCH, STOCK_LAUNCH),
+}
+# every class's, in the order above
+AUTOTUNE_CANDIDATES: tuple[dict[str, int], ...] = ({}, ONE_TILE, ONE_WAVE, PREFETCH, COLUMN_TILE, STOCK_LAUNCH)
 MAX_AUTOTUNE_CANDIDATES = AUTOTUNE_CANDIDATES + (
     {"num_warps": 8}, {"TILES_PER_PROGRAM": 2}, {"TILES_PER_PROGRAM": 4}, {"XBLOCK": 32, "R0_BLOCK": 64},
     {"SEPARATE_FINISH": 1},
 )
+
+
+def dtype_class(narrowest: int, widest: int) -> str:
+    """The dtype class of a kernel whose full-size tensors' element sizes span ``narrowest``..``widest`` bytes (the
+    sites' ``narrowest`` and ``widest``): ``1-byte`` (an fp8 tensor), ``16-bit``, ``f32 to 16-bit`` (a cast) or
+    ``f32``."""
+    if narrowest == 1:
+        return "1-byte"
+    if widest <= 2:
+        return "16-bit"
+    return "f32 to 16-bit" if narrowest == 2 else "f32"
+
+
+def autotune_candidates(narrowest: int, widest: int, wide: bool = False) -> tuple[dict[str, int], ...]:
+    """The launch candidates of a kernel of that dtype class (:data:`CANDIDATES_BY_DTYPE`); ``wide``
+    (``max_autotune``): every candidate, :data:`MAX_AUTOTUNE_CANDIDATES`."""
+    return MAX_AUTOTUNE_CANDIDATES if wide else CANDIDATES_BY_DTYPE[dtype_class(narrowest, widest)]
+
+
 # Of the candidates, the baseline (below) and the TIMED_CANDIDATES the cost model predicts fastest are timed
 # (fx_passes/profitability.py, "The launch candidates' ranking"), and any it could not price; max_autotune times every
 # candidate.  On the 331 kernels whose candidates were all timed in the random-site runs of 2026-12-03 and -04, the

@@ -98,9 +98,8 @@ import torch._inductor.config as inductor_config
 from .. import _torch_private
 from .._torch_private import CeilDiv, TritonKernel, TritonScheduling
 from ..runtime.triton_heuristics import FinishGrid, RowTileGrid
-from ..select_algorithm import (AUTOTUNE_CANDIDATES, MAX_AUTOTUNE_CANDIDATES, STOCK_LAUNCH, TIMED_CANDIDATES,
-                                UNTIMED_MARGIN, candidates_to_time, describe, fastest_candidate, launch_candidate,
-                                recording_prediction)
+from ..select_algorithm import (STOCK_LAUNCH, TIMED_CANDIDATES, UNTIMED_MARGIN, candidates_to_time, describe,
+                                fastest_candidate, launch_candidate, recording_prediction)
 
 log = logging.getLogger(__name__)
 
@@ -638,7 +637,8 @@ class ReductionTransposeTritonScheduling(TritonScheduling):
     def codegen_node_schedule(self, kernel_features):
         """Stock's, but for a kernel holding a marked site, compiled with ``reduction_transpose_fusion_autotune`` on,
         static shapes, no expert launch override and a GPU: each of the launch candidates
-        (:data:`..select_algorithm.AUTOTUNE_CANDIDATES`, ``MAX_AUTOTUNE_CANDIDATES`` under ``max_autotune``)
+        (its dtype class's, :data:`..select_algorithm.CANDIDATES_BY_DTYPE`; ``MAX_AUTOTUNE_CANDIDATES`` under
+        ``max_autotune``)
         is generated, the baseline and those the cost model ranks first (all under ``max_autotune``;
         :meth:`_fastest`) are timed on random inputs by CUDA-graph replay (:mod:`..runtime.benchmarking`; Inductor's
         benchmarker where the capture fails), and the kernel is emitted with
@@ -678,7 +678,9 @@ class ReductionTransposeTritonScheduling(TritonScheduling):
         if why:
             log.debug("%s: launch candidates not timed: %s; the rules' launch", names, why)
             return ()
-        return MAX_AUTOTUNE_CANDIDATES if inductor_config.max_autotune else AUTOTUNE_CANDIDATES
+        from ..choices import launch_candidates  # choices imports this module
+
+        return launch_candidates(features, sites, wide=inductor_config.max_autotune)
 
     def _fastest(self, features, candidates) -> dict[str, int]:
         """The candidate to emit: each is generated (its predicted µs recorded by ``choices``), those that come out
