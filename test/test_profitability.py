@@ -163,6 +163,19 @@ def test_the_candidate_ranking_is_the_documented_fit():
     assert round(held_out[f"{shipped}, launches timed a kernel"], 1) == 1.6
 
 
+def test_each_dtype_class_leaves_out_only_candidates_that_bought_nothing():
+    """A dtype class's candidate table (``select_algorithm.CANDIDATES_BY_DTYPE``) leaves a candidate out only where,
+    on every kernel of that class in the committed H200 candidate times, the fastest of the others was within 5% of
+    the fastest of all (needs scipy)."""
+    pytest.importorskip("scipy")
+    from benchmarks import fit_launch_model
+
+    value = fit_launch_model.candidate_value_by_class(fit_launch_model.load(fit_launch_model.TABLE))
+    left_out = value[~value["kept"].astype(bool)]
+    assert len(left_out) >= 3 and (left_out["within 5% without it"] == 1.0).all()
+    assert (value.loc[value["kept"].astype(bool), "kernels"] > 0).all()
+
+
 def test_a_split_candidate_is_priced_relative_to_the_rules_launch():
     def terms(tiles, prefetch=False, max_reduction=False):
         return p.candidate_terms(8192, 4096, 64, 64, 8 if not tiles else 128, tiles, prefetch, max_reduction, 2,

@@ -17,9 +17,10 @@ import pytest
 import torch
 
 from reduction_transpose_fusion import _torch_private
-from reduction_transpose_fusion.select_algorithm import (AUTOTUNE_CANDIDATES, AUTOTUNE_MARGIN, MAX_AUTOTUNE_CANDIDATES,
-                                                        STOCK_LAUNCH, TIMED_CANDIDATES, UNTIMED_MARGIN,
-                                                        candidates_to_time, fastest_candidate)
+from reduction_transpose_fusion.select_algorithm import (AUTOTUNE_CANDIDATES, AUTOTUNE_MARGIN, CANDIDATES_BY_DTYPE,
+                                                        MAX_AUTOTUNE_CANDIDATES, STOCK_LAUNCH, TIMED_CANDIDATES,
+                                                        UNTIMED_MARGIN, candidates_to_time, describe, dtype_class,
+                                                        fastest_candidate)
 from reduction_transpose_fusion_testing import families, interpret
 from reduction_transpose_fusion_testing.logs import decision_log
 from reduction_transpose_fusion_testing.output_code import kernel_sources
@@ -99,6 +100,27 @@ def test_max_autotune_times_more_candidates():
     compile_site(default)
     compile_site(wide, max_autotune=True)
     assert len(wide.sources) > len(default.sources)
+
+
+@pytest.mark.parametrize("dtype, one_wave", [(torch.bfloat16, True), (torch.float32, False)])
+def test_the_candidates_are_the_dtype_class_table(dtype, one_wave):
+    """A bf16 kernel's candidates hold one wave; an f32 kernel's, whose table leaves it out, do not
+    (``CANDIDATES_BY_DTYPE``)."""
+    with decision_log() as log:
+        compile_site(StandInTimer(), dtype=dtype)
+    listed = [name for name, _, _ in _timed_line(log)]
+    expected = CANDIDATES_BY_DTYPE[dtype_class(dtype.itemsize, dtype.itemsize)]
+    assert listed == [describe(c) for c in expected]
+    assert ("TILES_PER_PROGRAM=0" in listed) is one_wave
+
+
+def test_dtype_classes():
+    assert [dtype_class(n, w) for n, w in ((1, 4), (1, 2), (2, 2), (2, 4), (4, 4))] == [
+        "1-byte", "1-byte", "16-bit", "f32 to 16-bit", "f32"]
+    for table in CANDIDATES_BY_DTYPE.values():  # each: the rules' first, stock's (a baseline) in it, in the union's order
+        assert table[0] == {} and STOCK_LAUNCH in table
+        assert [c for c in AUTOTUNE_CANDIDATES if c in table] == list(table)
+    assert all(any(c in t for t in CANDIDATES_BY_DTYPE.values()) for c in AUTOTUNE_CANDIDATES)
 
 
 def _timed_line(log: list[str]) -> list[tuple[str, bool, float | None]]:
