@@ -711,9 +711,11 @@ class ReductionTransposeTritonScheduling(TritonScheduling):
             sources = list(predicted)
             base = next((sources.index(src) for c, src in generated if c == baseline), None)
             wide = inductor_config.max_autotune  # every candidate timed
+            to_time = candidates_to_time(list(predicted.values()), base, len(sources) if wide else TIMED_CANDIDATES,
+                                         math.inf if wide else UNTIMED_MARGIN)
+            _torch_private.compile_kernel_sources([_benchmark_source(sources[i]) for i in to_time])
             timed_ms = {}
-            for i in candidates_to_time(list(predicted.values()), base, len(sources) if wide else TIMED_CANDIDATES,
-                                        math.inf if wide else UNTIMED_MARGIN):
+            for i in to_time:
                 candidate = next(c for c, src in generated if src == sources[i])
                 # stock's own kernel as the baseline: at its best config, as its first-call tuning may pick
                 stock_baseline = candidate == baseline == STOCK_LAUNCH
@@ -733,14 +735,18 @@ class ReductionTransposeTritonScheduling(TritonScheduling):
         error): a failed timing costs the site that candidate, never the compile.  ``every_config``: the fastest of
         the kernel's configs (``_torch_private.time_kernel_source``)."""
         try:
-            if SEPARATE_FINISH_LINE in source:  # and its finish kernel, launched after it
-                source = with_finish_kernel(source)
-            return _torch_private.time_kernel_source(self, source, nodes, every_config=every_config)
+            return _torch_private.time_kernel_source(self, _benchmark_source(source), nodes, every_config=every_config)
         except Exception as e:  # noqa: BLE001
             log.info("%s: launch candidate %s not timed: %s", names, describe(candidate), e)
             if isinstance(e, torch.cuda.OutOfMemoryError):
                 torch.cuda.empty_cache()
             return float("inf")
+
+
+def _benchmark_source(source: str) -> str:
+    """The module a candidate is timed with: its benchmark module, and for the separate finish its finish kernel too,
+    launched after it (:func:`with_finish_kernel`)."""
+    return with_finish_kernel(source) if SEPARATE_FINISH_LINE in source else source
 
 
 # The loggers of the launch decision, quiet while candidates are generated (the emitted kernel logs it once)

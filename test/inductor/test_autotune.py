@@ -8,9 +8,13 @@ The timings of the real candidates on the H200 are in benchmarks/results/.
 
 from __future__ import annotations
 
+import json
 import logging
 import math
+import os
 import re
+import subprocess
+import sys
 import unittest.mock
 
 import pytest
@@ -78,6 +82,42 @@ def test_the_fastest_candidate_is_the_kernel_emitted():
     assert len(timed) >= 3, "one tile a program and the prefetched loop are other kernels than one wave"
     assert len(set(timed)) == len(timed), "a candidate that comes out as the same kernel is timed once"
     assert fused_kernel(module) == timed[1] != timed[0]
+
+
+def test_the_timed_candidates_are_compiled_together_before_the_first_is_timed():
+    """The candidates to time go to ``_torch_private.compile_kernel_sources`` together, before the first is timed."""
+    events = []
+    timer = StandInTimer(1.0, 0.5)
+    with unittest.mock.patch.object(_torch_private, "compile_kernel_sources",
+                                    lambda sources: events.append(("compile", list(sources)))):
+        compile_site(unittest.mock.Mock(side_effect=lambda *a, **k: events.append(("time", a[1])) or timer(*a, **k)))
+    (kind, compiled), *timed = events
+    assert kind == "compile" and [kind for kind, _ in timed] == ["time"] * len(compiled)
+    assert len(compiled) >= 2 and compiled == [source for _, source in timed]
+
+
+def test_compile_kernel_sources_compiles_each_kernel():
+    """``compile_kernel_sources`` leaves each candidate's kernel compiled (sm_90a, in threads), so that its timing
+    only loads it; run in a fresh process, since this one's Triton interprets kernels instead of compiling them."""
+    timer = StandInTimer(1.0, 0.5)
+    compile_site(timer)
+    script = (
+        "import json, sys\n"
+        "from reduction_transpose_fusion_testing import fake_cuda\n"
+        "fake_cuda.install()\n"
+        "from torch._inductor import config\n"
+        "from torch._inductor.codecache import PyCodeCache\n"
+        "from reduction_transpose_fusion import _torch_private\n"
+        "config.use_static_cuda_launcher = False\n"
+        "sources = json.load(sys.stdin)\n"
+        "_torch_private.compile_kernel_sources(sources)\n"
+        "print(json.dumps([len(PyCodeCache.load(s).triton_.compile_results) for s in sources]))\n")
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    proc = subprocess.run([sys.executable, "-c", script], input=json.dumps(timer.sources), capture_output=True,
+                          text=True, env=env, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    counts = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert len(counts) == len(timer.sources) >= 2 and all(n >= 1 for n in counts)
 
 
 def test_a_candidate_within_the_margin_leaves_the_rules_launch():
