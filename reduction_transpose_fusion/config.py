@@ -89,7 +89,7 @@ ENTRIES = (
     ),
 
     # On by default, as Inductor times its own reductions' configs: with a GPU, each fused kernel of static shapes is
-    # generated with each launch candidate (select_algorithm.py, AUTOTUNE_CANDIDATES; more under max_autotune), the
+    # generated with each launch candidate (select_algorithm.py, CANDIDATES_BY_DTYPE; more under max_autotune), the
     # baseline and the candidates the cost model ranks first are timed (none where it prices the baseline fastest by a
     # margin, all of them under max_autotune), and the fastest is emitted.  False keeps the cost model's pick with the
     # rules' launch, for users who count compile time; a launch override set above is used as given, untimed.

@@ -280,7 +280,7 @@ def estimate(rows: int, cols: int, reductions: int, stock_bytes: int, fused_byte
                     separate_time, tile_time)
 
 
-# The launch candidates' ranking.  The candidates timed at compile (select_algorithm.AUTOTUNE_CANDIDATES) are ranked
+# The launch candidates' ranking.  The candidates timed at compile (select_algorithm.CANDIDATES_BY_DTYPE) are ranked
 # by this model, and only the baseline and the model's first select_algorithm.TIMED_CANDIDATES are timed (none where
 # it prices the baseline fastest by UNTIMED_MARGIN).  A candidate of another kind than the split takes the formula
 # of its kind above (the walk, the column tile; the rules' own launch the model's fastest of its kinds); a split
