@@ -392,6 +392,12 @@ def launch_candidates(features, sites: list[Site], wide: bool) -> tuple[dict[str
     return autotune_candidates(narrowest, widest, wide)
 
 
+def holds_copy(features, sites: list[Site]) -> bool:
+    """Whether Inductor fused one of ``sites``' transposed copies into the kernel of ``features`` (else the
+    reductions run alone: "was not fused with its transposed copy")."""
+    return bool(_fused_copies(features, sites))
+
+
 def _arithmetic_ops(features) -> int:
     """Ops per element over the kernel's nodes (Inductor's op counts), loads, stores and constants left out."""
     return sum(n for op, n in features.op_counts().items() if op not in _NOT_ARITHMETIC)

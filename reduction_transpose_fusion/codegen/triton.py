@@ -685,11 +685,18 @@ class ReductionTransposeTritonScheduling(TritonScheduling):
     def _fastest(self, features, candidates) -> dict[str, int]:
         """The candidate to emit: each is generated (its predicted µs recorded by ``choices``), those that come out
         the same source are one, and of those the baseline and the ones the cost model ranks first are timed
-        (:func:`..select_algorithm.candidates_to_time`; all under ``max_autotune``)."""
+        (:func:`..select_algorithm.candidates_to_time`; all under ``max_autotune`` and where the kernel's reductions
+        run without their copies)."""
+        from ..choices import holds_copy  # choices imports this module
         from ..scheduler import sites_in
 
         nodes = [n.get_name() for n in features.scheduler_nodes()]
         sites = sites_in(features.scheduler_nodes())
+        # The ranking was fit to kernels that hold their transposed copies.  A reduction that Inductor kept apart from
+        # its copy is outside that data: in the ViT-B/16 step the qkv bias gradient's one wave was priced 1.5x slower
+        # than the rules' launch and timed 1.33x faster (results/2026-12-04-h200-models.csv against -12-05-...-vit.csv),
+        # so there every candidate is timed.
+        alone = not holds_copy(features, sites)
         names = ", ".join(sorted({s.reduction for s in sites}))
         baseline = STOCK_LAUNCH if stock_emits_it_unsplit(sites) else {}
         generated: list[tuple[dict[str, int], str]] = []
@@ -710,7 +717,7 @@ class ReductionTransposeTritonScheduling(TritonScheduling):
                 predicted.setdefault(source, price)
             sources = list(predicted)
             base = next((sources.index(src) for c, src in generated if c == baseline), None)
-            wide = inductor_config.max_autotune  # every candidate timed
+            wide = inductor_config.max_autotune or alone  # every candidate timed
             to_time = candidates_to_time(list(predicted.values()), base, len(sources) if wide else TIMED_CANDIDATES,
                                          math.inf if wide else UNTIMED_MARGIN)
             _torch_private.compile_kernel_sources([_benchmark_source(sources[i]) for i in to_time])
@@ -722,11 +729,13 @@ class ReductionTransposeTritonScheduling(TritonScheduling):
                 timed_ms[sources[i]] = self._time(sources[i], nodes, names, candidate, every_config=stock_baseline)
         timed = [(c, timed_ms[src]) for c, src in generated if src in timed_ms]
         choice = fastest_candidate(timed, baseline)
-        log.info("%s: launch candidates timed at compile: %s; emitted %s%s%s", names,
+        log.info("%s: launch candidates timed at compile: %s; emitted %s%s%s%s", names,
                  "; ".join(_describe_timing(c, predicted[src], timed_ms.get(src)) for c, src in generated) or "none",
                  describe(choice),
                  " (stock emits this kernel unsplit: another launch must beat Inductor's own)" if baseline else "",
-                 "" if timed_ms else f" (the model prices it fastest by {UNTIMED_MARGIN:.0%} or more: none timed)")
+                 "" if timed_ms else f" (the model prices it fastest by {UNTIMED_MARGIN:.0%} or more: none timed)",
+                 " (a reduction without its copy, outside the ranking's data: every candidate timed)" if alone and not
+                 inductor_config.max_autotune else "")
         return choice
 
     def _time(self, source: str, nodes: list[str], names: str, candidate: dict[str, int],

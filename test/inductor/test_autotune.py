@@ -96,6 +96,27 @@ def test_the_timed_candidates_are_compiled_together_before_the_first_is_timed():
     assert len(compiled) >= 2 and compiled == [source for _, source in timed]
 
 
+def test_a_reduction_without_its_copy_times_every_candidate():
+    """Where Inductor kept the reductions apart from their copies (``choices.holds_copy`` False), outside the data the
+    ranking was fit to, every candidate is timed, also where the model is sure; a kernel with its copy is not."""
+    from reduction_transpose_fusion import choices
+
+    def timed_flags(**patch):
+        with decision_log() as log, unittest.mock.patch.object(choices, "holds_copy", **patch):
+            compile_site(StandInTimer())
+        (line,) = [m for m in log if "launch candidates timed at compile" in m]
+        return [timed for _, timed, _ in _timed_line(log)], line
+
+    # the model sure of the baseline wherever a margin applies: none timed, but on the every-candidate path
+    with unittest.mock.patch("reduction_transpose_fusion.codegen.triton.candidates_to_time",
+                             side_effect=lambda predicted, base, count, margin: (
+                                 list(range(len(predicted))) if margin == math.inf else [])):
+        alone, alone_line = timed_flags(new=lambda features, sites: False)
+        with_copy, copy_line = timed_flags(wraps=choices.holds_copy)
+    assert all(alone) and "every candidate timed" in alone_line
+    assert not any(with_copy) and "every candidate timed" not in copy_line
+
+
 def test_compile_kernel_sources_compiles_each_kernel():
     """``compile_kernel_sources`` leaves each candidate's kernel compiled (sm_90a, in threads), so that its timing
     only loads it; run in a fresh process, since this one's Triton interprets kernels instead of compiling them."""
