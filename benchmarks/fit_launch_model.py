@@ -148,13 +148,15 @@ def by_family(frame: pd.DataFrame, predicted: pd.Series) -> pd.DataFrame:
 
 def candidate_value(frame: pd.DataFrame) -> pd.DataFrame:
     """What each default candidate buys: over every kernel, the fastest of the others against the fastest of all
-    (kernels whose time is within 5%, the geomean and the worst ratio).  STOCK=1 is UNSPLIT=1's older name."""
+    (kernels whose time is within 5%, the geomean and the worst ratio), over the kernels that timed it.  STOCK=1 is
+    UNSPLIT=1's older name."""
     rows = {}
     for name in map(describe, AUTOTUNE_CANDIDATES[1:]):
         ratios = []
         for _, kernel in frame.groupby("kernel"):
-            rest = kernel[~kernel["candidate"].isin({name, "STOCK=1" if name == "UNSPLIT=1" else name})]
-            if len(rest):
+            it = kernel["candidate"].isin({name, "STOCK=1" if name == "UNSPLIT=1" else name})
+            rest = kernel[~it]
+            if it.any() and len(rest):  # kernels that timed it (and another)
                 ratios.append(rest["us"].min() / kernel["us"].min())
         ratios = np.array(ratios)
         rows[name] = {"kernels": len(ratios), "within 5% without it": float(np.mean(ratios <= 1 + TOLERANCE)),

@@ -796,7 +796,11 @@ def compile_kernel_sources(sources: list[str]) -> None:
     it is: its timing compiles it again and reports the error."""
     kernels = []
     for source in sources:
-        module = PyCodeCache.load(source)
+        try:
+            module = PyCodeCache.load(source)
+        except Exception as e:  # noqa: BLE001  its timing loads it again and reports the error
+            log.debug("loading a launch candidate ahead of its timing failed: %s", e)
+            continue
         kernels += [k for name in ("triton_", "triton_finish_")
                     if isinstance(k := getattr(module, name, None), inductor_triton_heuristics.CachingAutotuner)
                     and not k.compile_results and not k.launchers]
@@ -837,12 +841,15 @@ def _each_config(kernel: Any):
     narrowed to that config's, so that the next launch runs it and no first-call tuning runs; configs that spill past
     the kernel's ``spill_threshold`` are left out, as Inductor's tuning leaves them.  Anything else (``None``, one
     config) yields once and is left as it is.  Restores the launchers afterwards."""
-    if not isinstance(kernel, inductor_triton_heuristics.CachingAutotuner) or len(kernel.configs) < 2:
+    if not isinstance(kernel, inductor_triton_heuristics.CachingAutotuner):
         yield
         return
-    if not kernel.launchers:
+    if not kernel.launchers:  # a compiled kernel has no configs left (its compile results hold them)
         kernel.precompile()
     launchers = list(kernel.launchers)
+    if len(launchers) < 2:
+        yield
+        return
     threshold = kernel.inductor_meta.get("spill_threshold", 16)
     kept = [launcher for launcher in launchers if not (launcher.n_spills or 0) > threshold] or launchers
     try:

@@ -37,7 +37,7 @@ from .fx_passes.reduction_transpose import (FLAGGED_DTYPES, META_KEY, VECTOR_MUL
 from .fx_passes import profitability
 from .runtime.triton_heuristics import (MAX_RSPLIT, LaunchConfig, WorkspaceBoundError, changed_overrides, column_tile,
                                         even_rsplit, heavy_kernel, launch_config, wide_fp8_cast)
-from .select_algorithm import (STOCK_LAUNCH, autotune_candidates, candidate_override, prediction_wanted,
+from .select_algorithm import (AUTOTUNE_CANDIDATES, STOCK_LAUNCH, autotune_candidates, candidate_override, prediction_wanted,
                                record_prediction)
 from .scheduler import origins, sites_in
 
@@ -384,10 +384,13 @@ def _single_loop(features) -> bool:
 _NOT_ARITHMETIC = {"load", "store", "store_reduction", "reduction", "output", "constant", "index_expr", "get_index"}
 
 
-def launch_candidates(features, sites: list[Site], wide: bool) -> tuple[dict[str, int], ...]:
+def launch_candidates(features, sites: list[Site], wide: bool, every_class: bool = False
+                      ) -> tuple[dict[str, int], ...]:
     """The launch candidates of the fused kernel of ``features`` (holding ``sites``): its dtype class's
-    (:data:`.select_algorithm.CANDIDATES_BY_DTYPE`, from the element sizes of its full-size buffers), every one where
-    ``wide`` (``max_autotune``)."""
+    (:data:`.select_algorithm.CANDIDATES_BY_DTYPE`, from the element sizes of its full-size buffers), every class's
+    (``AUTOTUNE_CANDIDATES``) where ``every_class``, every one where ``wide`` (``max_autotune``)."""
+    if every_class and not wide:
+        return AUTOTUNE_CANDIDATES
     narrowest, widest, _, _ = _itemsizes(features, sites[0])
     return autotune_candidates(narrowest, widest, wide)
 

@@ -680,7 +680,11 @@ class ReductionTransposeTritonScheduling(TritonScheduling):
             return ()
         from ..choices import launch_candidates  # choices imports this module
 
-        return launch_candidates(features, sites, wide=inductor_config.max_autotune)
+        from ..choices import holds_copy
+
+        # a reduction without its copy: the class tables' data holds none, so every default candidate
+        return launch_candidates(features, sites, wide=inductor_config.max_autotune,
+                                 every_class=not holds_copy(features, sites))
 
     def _fastest(self, features, candidates) -> dict[str, int]:
         """The candidate to emit: each is generated (its predicted µs recorded by ``choices``), those that come out
@@ -720,7 +724,7 @@ class ReductionTransposeTritonScheduling(TritonScheduling):
             wide = inductor_config.max_autotune or alone  # every candidate timed
             to_time = candidates_to_time(list(predicted.values()), base, len(sources) if wide else TIMED_CANDIDATES,
                                          math.inf if wide else UNTIMED_MARGIN)
-            _torch_private.compile_kernel_sources([_benchmark_source(sources[i]) for i in to_time])
+            _torch_private.compile_kernel_sources([b for i in to_time if (b := _benchmark_source(sources[i], None))])
             timed_ms = {}
             for i in to_time:
                 candidate = next(c for c, src in generated if src == sources[i])
@@ -752,10 +756,16 @@ class ReductionTransposeTritonScheduling(TritonScheduling):
             return float("inf")
 
 
-def _benchmark_source(source: str) -> str:
+def _benchmark_source(source: str, failed: object = ...) -> str:
     """The module a candidate is timed with: its benchmark module, and for the separate finish its finish kernel too,
-    launched after it (:func:`with_finish_kernel`)."""
-    return with_finish_kernel(source) if SEPARATE_FINISH_LINE in source else source
+    launched after it (:func:`with_finish_kernel`).  Where that cannot be built, ``failed`` if given, else the error
+    (raised inside ``_time``, which costs the site that candidate only)."""
+    try:
+        return with_finish_kernel(source) if SEPARATE_FINISH_LINE in source else source
+    except Exception:  # noqa: BLE001
+        if failed is ...:
+            raise
+        return failed
 
 
 # The loggers of the launch decision, quiet while candidates are generated (the emitted kernel logs it once)
