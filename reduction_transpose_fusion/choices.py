@@ -37,8 +37,8 @@ from .fx_passes.reduction_transpose import (FLAGGED_DTYPES, META_KEY, VECTOR_MUL
 from .fx_passes import profitability
 from .runtime.triton_heuristics import (MAX_RSPLIT, LaunchConfig, WorkspaceBoundError, changed_overrides, column_tile,
                                         even_rsplit, heavy_kernel, launch_config, wide_fp8_cast)
-from .select_algorithm import (AUTOTUNE_CANDIDATES, STOCK_LAUNCH, autotune_candidates, candidate_override, prediction_wanted,
-                               record_prediction)
+from .select_algorithm import (AUTOTUNE_CANDIDATES, STOCK_LAUNCH, autotune_candidates, candidate_override,
+                               prediction_wanted, record_prediction)
 from .scheduler import origins, sites_in
 
 log = logging.getLogger(__name__)

@@ -644,10 +644,10 @@ class ReductionTransposeTritonScheduling(TritonScheduling):
         benchmarker where the capture fails), and the kernel is emitted with
         :func:`..select_algorithm.fastest_candidate`'s choice.  The choice is logged; the emitted source (and
         so the FX-graph cache entry) holds it, so a cached graph always runs the same launch and gives the same bits."""
-        candidates = self._launch_candidates(kernel_features)
+        candidates, alone = self._launch_candidates(kernel_features)
         if len(candidates) < 2:
             return super().codegen_node_schedule(kernel_features)
-        with launch_candidate(self._fastest(kernel_features, candidates)):
+        with launch_candidate(self._fastest(kernel_features, candidates, alone)):
             return super().codegen_node_schedule(kernel_features)
 
     def define_kernel(self, src_code, node_schedule, kernel):
@@ -659,13 +659,19 @@ class ReductionTransposeTritonScheduling(TritonScheduling):
             _torch_private.count_generated_kernel()
         return name
 
-    def _launch_candidates(self, features) -> tuple[dict[str, int], ...]:
+    def _launch_candidates(self, features) -> tuple[tuple[dict[str, int], ...], bool]:
+        """(the kernel's launch candidates, none where they are not timed; whether its reductions run without their
+        transposed copies).  The ranking and the class tables were fit to kernels that hold their copies; a reduction
+        that Inductor kept apart from its copy is outside that data (in the ViT-B/16 step the qkv bias gradient's one
+        wave was priced 1.5x slower than the rules' launch and timed 1.33x faster: results/2026-12-04-h200-models.csv
+        against 2026-12-05-h200-models-vit.csv), so it takes every class's candidates, all timed (:meth:`_fastest`)."""
         from .. import config  # config imports this module
+        from ..choices import holds_copy, launch_candidates  # choices imports this module
         from ..scheduler import sites_in
 
         sites = sites_in(features.scheduler_nodes())
         if not (sites and config.enabled() and config.autotune()):
-            return ()
+            return (), False
         names = ", ".join(sorted({s.reduction for s in sites}))
         why = ("an expert launch override is set" if config.launch_override() else
                # Inductor's deterministic mode bans benchmarking (and a timed launch is a timed summation order)
@@ -677,30 +683,19 @@ class ReductionTransposeTritonScheduling(TritonScheduling):
                "no GPU to time them on" if not _torch_private.real_gpu_present() else None)
         if why:
             log.debug("%s: launch candidates not timed: %s; the rules' launch", names, why)
-            return ()
-        from ..choices import launch_candidates  # choices imports this module
+            return (), False
+        alone = not holds_copy(features, sites)
+        return launch_candidates(features, sites, wide=inductor_config.max_autotune, every_class=alone), alone
 
-        from ..choices import holds_copy
-
-        # a reduction without its copy: the class tables' data holds none, so every default candidate
-        return launch_candidates(features, sites, wide=inductor_config.max_autotune,
-                                 every_class=not holds_copy(features, sites))
-
-    def _fastest(self, features, candidates) -> dict[str, int]:
+    def _fastest(self, features, candidates, alone: bool) -> dict[str, int]:
         """The candidate to emit: each is generated (its predicted µs recorded by ``choices``), those that come out
         the same source are one, and of those the baseline and the ones the cost model ranks first are timed
         (:func:`..select_algorithm.candidates_to_time`; all under ``max_autotune`` and where the kernel's reductions
-        run without their copies)."""
-        from ..choices import holds_copy  # choices imports this module
+        run without their copies, ``alone``)."""
         from ..scheduler import sites_in
 
         nodes = [n.get_name() for n in features.scheduler_nodes()]
         sites = sites_in(features.scheduler_nodes())
-        # The ranking was fit to kernels that hold their transposed copies.  A reduction that Inductor kept apart from
-        # its copy is outside that data: in the ViT-B/16 step the qkv bias gradient's one wave was priced 1.5x slower
-        # than the rules' launch and timed 1.33x faster (results/2026-12-04-h200-models.csv against -12-05-...-vit.csv),
-        # so there every candidate is timed.
-        alone = not holds_copy(features, sites)
         names = ", ".join(sorted({s.reduction for s in sites}))
         baseline = STOCK_LAUNCH if stock_emits_it_unsplit(sites) else {}
         generated: list[tuple[dict[str, int], str]] = []
@@ -724,7 +719,11 @@ class ReductionTransposeTritonScheduling(TritonScheduling):
             wide = inductor_config.max_autotune or alone  # every candidate timed
             to_time = candidates_to_time(list(predicted.values()), base, len(sources) if wide else TIMED_CANDIDATES,
                                          math.inf if wide else UNTIMED_MARGIN)
-            _torch_private.compile_kernel_sources([b for i in to_time if (b := _benchmark_source(sources[i], None))])
+            ahead = []
+            for i in to_time:
+                with contextlib.suppress(Exception):  # one that cannot be built fails (alone) when it is timed
+                    ahead.append(_benchmark_source(sources[i]))
+            _torch_private.compile_kernel_sources(ahead)
             timed_ms = {}
             for i in to_time:
                 candidate = next(c for c, src in generated if src == sources[i])
@@ -756,16 +755,10 @@ class ReductionTransposeTritonScheduling(TritonScheduling):
             return float("inf")
 
 
-def _benchmark_source(source: str, failed: object = ...) -> str:
+def _benchmark_source(source: str) -> str:
     """The module a candidate is timed with: its benchmark module, and for the separate finish its finish kernel too,
-    launched after it (:func:`with_finish_kernel`).  Where that cannot be built, ``failed`` if given, else the error
-    (raised inside ``_time``, which costs the site that candidate only)."""
-    try:
-        return with_finish_kernel(source) if SEPARATE_FINISH_LINE in source else source
-    except Exception:  # noqa: BLE001
-        if failed is ...:
-            raise
-        return failed
+    launched after it (:func:`with_finish_kernel`)."""
+    return with_finish_kernel(source) if SEPARATE_FINISH_LINE in source else source
 
 
 # The loggers of the launch decision, quiet while candidates are generated (the emitted kernel logs it once)
