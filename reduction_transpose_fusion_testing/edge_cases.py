@@ -65,3 +65,33 @@ def inplace_input(a, b):
 
 def two_copies_no_partner(x, y):
     return x.t().contiguous(), y.sum(0), (x * 2).sum(1)
+
+
+def to_fp8_saturated(fp8, lower=None, upper=None):
+    """torchao 0.18's cast, ``(x * s).clamp(lower, upper).to(fp8)``, and its transposed copy; the bounds default to
+    the format's largest finite value ``±M`` (448 for e4m3fn, 57344 for e5m2), torchao's."""
+    import torch
+
+    largest = torch.finfo(fp8).max
+    lower = -largest if lower is None else lower
+    upper = largest if upper is None else upper
+
+    def cast(x, s):
+        q = (x * s).clamp(lower, upper).to(fp8)
+        return q, q.t().contiguous()
+
+    return cast
+
+
+def values_past_fp8(shape, dtype, fp8, seed, device="cpu"):
+    """Random values of ``dtype`` across and past the range of ``fp8`` (``randn * 0.7 M``: about 15% past ``±M``),
+    with ±inf, NaN, ±0, a tiny value and values at and just past ``±M`` at random places."""
+    import torch
+
+    gen = torch.Generator().manual_seed(seed)
+    m = torch.finfo(fp8).max
+    x = torch.randn(shape, generator=gen, dtype=torch.float64) * m * 0.7
+    special = torch.tensor([m, -m, m * 1.03, -m * 1.03, m * 1.1, 1e30, -1e30, float("inf"), float("-inf"),
+                            float("nan"), 0.0, -0.0, 1e-30], dtype=torch.float64)
+    x.view(-1)[torch.randperm(x.numel(), generator=gen)[: special.numel()]] = special
+    return x.to(dtype).to(device)

@@ -7,10 +7,10 @@ first of its configs and the grid Inductor's own ``GridExpr`` computes for it.  
 the generated kernel source, launch configuration included.  Interpreted kernels are slow (about 1 s per
 64x512 tile-loop kernel on [1024, 512]): keep shapes small and tiles large.
 
-Two differences from a GPU run: casts to fp8 (e5m2, e4m3fn) from f32, f16 and bf16 are done by torch's own cast,
-round to nearest even as on the GPU (Triton 3.6's interpreter rounds about 5% of an e5m2 cast wrongly), with values
-past the largest finite one following eager (inf for e5m2, NaN for e4m3fn) where the GPU's saturating conversion may
-not; and :func:`check_guards` checks the sizes, strides and offsets the module was compiled for, not the inputs'
+Casts to fp8 (e5m2, e4m3fn) from f32, f16 and bf16 are done as the GPU (sm_89+) does them, not as Triton 3.6's
+interpreter does (it rounds about 5% of an e5m2 cast wrongly): rounded to nearest even, values past the format's
+largest finite one (infinities included) saturated to it, NaN kept.  One difference from a GPU run:
+:func:`check_guards` checks the sizes, strides and offsets the module was compiled for, not the inputs'
 dtypes or devices, which the caller must match.
 
 Call ``fake_cuda.install()`` before importing this module, and set ``TRITON_INTERPRET=1`` before anything imports
@@ -184,7 +184,7 @@ def _cpu_runtime():
     saved = torch.cuda._DeviceGuard, torch.cuda.set_device, InterpreterBuilder.create_fp_to_fp
     torch.cuda._DeviceGuard = lambda index: contextlib.nullcontext()
     torch.cuda.set_device = lambda device: None
-    InterpreterBuilder.create_fp_to_fp = _fp8_rounding_as_eager(InterpreterBuilder.create_fp_to_fp)
+    InterpreterBuilder.create_fp_to_fp = _fp8_cast_as_the_gpu(InterpreterBuilder.create_fp_to_fp)
     try:
         yield
     finally:
@@ -195,14 +195,15 @@ def _cpu_runtime():
 # (``interpreter._convert_float``) without carrying into the exponent: a value that rounds up to the next power of two
 # comes out at half of it (0.4994 -> 0.25 and 7.86 -> 4.0 in e5m2), and ties round away from zero instead of to even.
 # For f32 inputs of randn * 10 that is 4% of the elements of an e5m2 cast.  Casts to e5m2 and e4m3fn from f32, f16 and
-# bf16 are done by torch's own cast instead (round to nearest even, as the GPU's cvt.rn and eager do); values past the
-# format's largest finite one follow eager (inf for e5m2, NaN for e4m3fn), which the GPU's satfinite conversion may
-# not.  Other casts keep the interpreter's.
+# bf16 are done here as Triton emits them for sm_89+, cvt.rn.satfinite: torch's cast rounds to nearest even, and
+# values past the format's largest finite one, infinities included, are first clamped to it (torch's cast alone gives
+# inf for e5m2 and NaN for e4m3fn); NaN stays NaN (test_saturating_casts.py checks the PTX's cvt).  Other casts keep
+# the interpreter's.
 _TORCH_FP8 = {"fp8e5": torch.float8_e5m2, "fp8e4nv": torch.float8_e4m3fn}
 _TORCH_SOURCE = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}
 
 
-def _fp8_rounding_as_eager(real):
+def _fp8_cast_as_the_gpu(real):
     from triton.runtime.interpreter import TensorHandle
 
     def create_fp_to_fp(self, src, dst_type, rounding_mode):
@@ -211,7 +212,9 @@ def _fp8_rounding_as_eager(real):
             return real(self, src, dst_type, rounding_mode)
         data = torch.from_numpy(src.data.copy())
         values = data.view(source) if data.dtype != source else data  # bf16 is held as 16-bit integers
-        return TensorHandle(values.to(target).view(torch.uint8).numpy(), dst_type.scalar)
+        largest = torch.finfo(target).max
+        saturated = values.clamp(-largest, largest)  # NaN passes a clamp unchanged
+        return TensorHandle(saturated.to(target).view(torch.uint8).numpy(), dst_type.scalar)
 
     return create_fp_to_fp
 

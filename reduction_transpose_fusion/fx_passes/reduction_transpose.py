@@ -39,7 +39,7 @@ from torch.fx.experimental.symbolic_shapes import statically_known_true
 from .. import _torch_private, config
 from ..runtime.triton_heuristics import (TRANSCENDENTAL, LaunchConfig, WorkspaceBoundError, column_tile,
                                         launch_config, wide_fp8_cast)
-from . import profitability, realize_scales
+from . import profitability, realize_scales, saturating_casts
 
 log = logging.getLogger(__name__)
 aten = torch.ops.aten
@@ -131,8 +131,10 @@ class Site:
 
 class ReductionTransposePass(CustomGraphModulePass):
     """The CUDA backend's custom post-grad pass: checks the switches (:func:`..config.validate`), then, when
-    ``config.reduction_transpose_fusion`` is on, marks sites and (``reduction_transpose_fusion_realize_scales``)
-    has the broadcast scales of fp8 casts computed once (:mod:`.realize_scales`).
+    ``config.reduction_transpose_fusion`` is on, drops the clamps the GPU's fp8 conversion makes redundant
+    (``reduction_transpose_fusion_saturating_casts``, :mod:`.saturating_casts`; first, so that the sites are found
+    on the ops that will run), marks sites and (``reduction_transpose_fusion_realize_scales``) has the broadcast
+    scales of fp8 casts computed once (:mod:`.realize_scales`).
 
     Args:
         choices_cls: the ``InductorChoices`` subclass that keeps marked reductions unsplit; a site fuses only while
@@ -148,6 +150,8 @@ class ReductionTransposePass(CustomGraphModulePass):
         if config.enabled():
             handler = _torch_private.active_choices(self.choices_cls)
             foreign = _torch_private.foreign_choices(handler, self.choices_cls)
+            if config.saturating_casts():
+                saturating_casts.drop_saturating_clamps(gm.graph)
             mark_sites(gm.graph, foreign)
             if config.realize_scales():
                 realize_scales.realize_broadcast_values(gm.graph)

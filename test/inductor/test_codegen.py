@@ -23,7 +23,7 @@ from reduction_transpose_fusion.codegen.triton import (EVICT_FIRST, LAUNCH_ORDER
                                                        RSPLIT_FROM_GRID, SHIFTED_OFFSET_LINE, _shift_last_tile,
                                                        cache_hints, finish_group_of, prefetch_row_loop)
 from reduction_transpose_fusion import choices as choices_module
-from reduction_transpose_fusion_testing import families, interpret
+from reduction_transpose_fusion_testing import compile_cubins, families, interpret
 from reduction_transpose_fusion_testing.edge_cases import reads_its_own_sum
 from reduction_transpose_fusion_testing.logs import decision_log
 from reduction_transpose_fusion_testing.stock_codegen import key, normalize
@@ -54,11 +54,7 @@ def fixed_launch(kernel_source: str) -> dict[str, int]:
 def compile_for_sm90(kernels: dict[str, list[str]]) -> dict[str, dict]:
     """``reduction_transpose_fusion_testing.compile_cubins``'s report for ``{label: [kernel name, source]}``, from a
     process without ``TRITON_INTERPRET`` (ptxas for sm_90a, no GPU)."""
-    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
-    proc = subprocess.run([sys.executable, "-m", "reduction_transpose_fusion_testing.compile_cubins"],
-                          input=json.dumps(kernels), capture_output=True, text=True, env=env, timeout=1800)
-    assert proc.returncode == 0, proc.stderr[-4000:]
-    return json.loads(proc.stdout)
+    return compile_cubins.in_subprocess(kernels)
 
 
 @pytest.fixture(scope="session")

@@ -35,11 +35,8 @@ torchao_float8 = pytest.importorskip("torchao.float8")
 from torch._inductor import config as inductor_config  # noqa: E402
 from torch._inductor.compile_fx import compile_fx  # noqa: E402
 from torch._inductor.utils import get_code  # noqa: E402
-from torch._subclasses.fake_tensor import FakeTensorMode  # noqa: E402
-from torch.func import functional_call  # noqa: E402
-from torch.fx.experimental.proxy_tensor import make_fx  # noqa: E402
 
-from reduction_transpose_fusion_testing import interpret  # noqa: E402
+from reduction_transpose_fusion_testing import float8_graphs  # noqa: E402
 from reduction_transpose_fusion_testing.output_code import kernels_reading  # noqa: E402
 
 TOKENS, DIM = 4096, 4096  # bf16 g: 32 MiB, over the default gate (reduction_transpose_fusion_min_bytes)
@@ -59,28 +56,7 @@ def _step_graph(recipe: str, bias: bool):
     config = torchao_float8.Float8LinearConfig.from_recipe_name(recipe)
     model = torchao_float8.convert_to_float8_training(torch.nn.Sequential(linear), config=config)[0]
     assert type(model).__name__ == "Float8Linear"
-    names = [name for name, _ in model.named_parameters()]
-
-    def step(x, *params_and_g):
-        *params, g = params_and_g
-        leaves = [t.detach().requires_grad_() for t in (x, *params)]
-        y = functional_call(model, dict(zip(names, leaves[1:])), (leaves[0],))
-        return (y, *torch.autograd.grad(y, leaves, g))
-
-    specs = [((TOKENS, DIM), torch.bfloat16), ((DIM, DIM), torch.bfloat16)]
-    specs += [((DIM,), torch.bfloat16)] * bias + [((TOKENS, DIM), torch.bfloat16)]
-    with FakeTensorMode():
-        cpu_inputs = [torch.empty(shape, dtype=dtype) for shape, dtype in specs]
-    gm = make_fx(step, tracing_mode="fake")(*cpu_inputs)
-    cuda = torch.device("cuda", 0)
-    for node in gm.graph.nodes:  # tensors the trace created (scalars, ones) on the device of the inputs
-        if isinstance(node.kwargs.get("device"), torch.device) and node.kwargs["device"].type == "cpu":
-            node.kwargs = {**node.kwargs, "device": cuda}
-        assert "device(type='cpu')" not in repr((node.args, node.kwargs)), f"{node.format_node()} stays on the CPU"
-    gm.recompile()
-    placeholders = [node.name for node in gm.graph.nodes if node.op == "placeholder"]
-    assert len(placeholders) == len(specs)
-    return gm, interpret.fake_inputs(*specs), placeholders[-1]
+    return float8_graphs.joint_graph(model, (TOKENS, DIM), (TOKENS, DIM))
 
 
 @pytest.fixture(scope="module", autouse=True)

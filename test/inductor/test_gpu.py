@@ -13,7 +13,7 @@ import pytest
 import torch
 
 from reduction_transpose_fusion_testing import families
-from reduction_transpose_fusion_testing.edge_cases import reads_its_own_sum
+from reduction_transpose_fusion_testing.edge_cases import reads_its_own_sum, to_fp8_saturated, values_past_fp8
 
 pytestmark = pytest.mark.gpu
 
@@ -269,3 +269,18 @@ def test_float8_mlp_step_matches_stock(recipe):
             assert families.rel_err(fused[name], stock[name].double()) <= FP8_ROUNDING, name
         else:
             assert torch.equal(fused[name], stock[name]), f"{recipe}: {name} differs from stock"
+
+
+@pytest.mark.parametrize("fp8", [torch.float8_e4m3fn, torch.float8_e5m2], ids=["e4m3fn", "e5m2"])
+@pytest.mark.parametrize("dtype", families.DTYPES.values(), ids=families.DTYPES.keys())
+def test_fp8_casts_without_their_clamps_keep_stock_bits(fp8, dtype):
+    """torchao's clamped cast and its transposed copy, on values across and past the fp8 range (±inf, NaN, ±0): with
+    the clamps dropped (``fx_passes/saturating_casts.py``) every byte equals stock's, whose clamps are kept."""
+    seed = torch.seed() % 2**31
+    x = values_past_fp8((4100, 3080), dtype, fp8, seed, device="cuda")
+    s = torch.tensor(1.0 + torch.rand(()).item(), device="cuda")
+    fn = to_fp8_saturated(fp8)
+    _, want, _ = compile_and_run(fn, (x, s), STOCK)
+    _, got, _ = compile_and_run(fn, (x, s), {"reduction_transpose_fusion": True})
+    for w, g in zip(want, got):
+        assert torch.equal(w.view(torch.uint8), g.view(torch.uint8)), f"seed {seed}"
