@@ -111,7 +111,7 @@ ENTRIES = (
         "Compute a broadcast scale once instead of once per element of the op that reads it.",
     ),
     # On by default: with the fusion on, an fp8 cast's clamp to the format's largest finite value (torchao's
-    # to_fp8_saturated) is dropped on GPUs whose conversion saturates by itself (compute capability 8.9+), which
+    # to_fp8_saturated) is dropped on GPUs whose conversion saturates by itself (compute capability 9.0), which
     # leaves every bit as it was and saves the kernel six instructions an element (fx_passes/saturating_casts.py).
     # False keeps the clamps, as stock has them.
     Entry(

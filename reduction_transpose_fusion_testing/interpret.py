@@ -7,7 +7,7 @@ first of its configs and the grid Inductor's own ``GridExpr`` computes for it.  
 the generated kernel source, launch configuration included.  Interpreted kernels are slow (about 1 s per
 64x512 tile-loop kernel on [1024, 512]): keep shapes small and tiles large.
 
-Casts to fp8 (e5m2, e4m3fn) from f32, f16 and bf16 are done as the GPU (sm_89+) does them, not as Triton 3.6's
+Casts to fp8 (e5m2, e4m3fn) from f32, f16 and bf16 are done as an sm_90 GPU does them, not as Triton 3.6's
 interpreter does (it rounds about 5% of an e5m2 cast wrongly): rounded to nearest even, values past the format's
 largest finite one (infinities included) saturated to it, NaN kept.  One difference from a GPU run:
 :func:`check_guards` checks the sizes, strides and offsets the module was compiled for, not the inputs'
@@ -195,7 +195,7 @@ def _cpu_runtime():
 # (``interpreter._convert_float``) without carrying into the exponent: a value that rounds up to the next power of two
 # comes out at half of it (0.4994 -> 0.25 and 7.86 -> 4.0 in e5m2), and ties round away from zero instead of to even.
 # For f32 inputs of randn * 10 that is 4% of the elements of an e5m2 cast.  Casts to e5m2 and e4m3fn from f32, f16 and
-# bf16 are done here as Triton emits them for sm_89+, cvt.rn.satfinite: torch's cast rounds to nearest even, and
+# bf16 are done here as Triton emits them for sm_90, cvt.rn.satfinite: torch's cast rounds to nearest even, and
 # values past the format's largest finite one, infinities included, are first clamped to it (torch's cast alone gives
 # inf for e5m2 and NaN for e4m3fn); NaN stays NaN (test_saturating_casts.py checks the PTX's cvt).  Other casts keep
 # the interpreter's.

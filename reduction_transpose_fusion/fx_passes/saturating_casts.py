@@ -4,22 +4,26 @@ torchao's float8 casts (``to_fp8_saturated``, both recipes, forward and backward
 finite value before converting: ``y.clamp(-M, M).to(torch.float8_e4m3fn)`` with ``M = 448`` (57344 for e5m2),
 because eager's conversion is not saturating (e4m3fn overflows to NaN, e5m2 to inf).  Inductor emits each bound
 as a NaN-propagating select, ``tl.where((y > -M) | (y != y), y, -M)``, which ptxas compiles to three instructions a
-bound (a compare, a NaN test, a predicated select); the cast then converts with Triton's sm_89+ instruction,
-``cvt.rn.satfinite.{e4m3x2,e5m2x2}.f32``, which already maps every value past ``M`` (infinities included) to
-``±M`` and NaN to NaN.  The clamp changes no bit of the result, and on the H200 the fp8 kernels are bound by
+bound (a compare, a NaN test, a predicated select); the cast then converts with Triton's instruction,
+``cvt.rn.satfinite.{e4m3x2,e5m2x2}.f32`` on sm_90, which already maps every value past ``M`` (infinities included)
+to ``±M`` and NaN to NaN.  The clamp changes no bit of the result, and on the H200 the fp8 kernels are bound by
 instruction issue (Nsight Compute, ``docs/profitability.md``, 2026-12-04): in the tensorwise MLP's backward kernel
 that writes four fp8 copies, the eight bounds are 24 of the ~97 SASS instructions an element
 (``docs/profitability.md``, 2026-12-05).
 
-This pass removes such a clamp (``clamp_min`` / ``clamp_max`` / ``clamp`` with scalar bounds, one or two of them in a
-chain) when all of these hold:
+This pass removes such clamps (``clamp_min`` / ``clamp_max`` / ``clamp`` with number bounds, a chain of them) when
+all of these hold:
 
 * its only user is a conversion to ``float8_e4m3fn`` or ``float8_e5m2`` (so nothing else reads the clamped value);
-* the chain's lower bound is at most ``-M`` and its upper bound at least ``M`` (or absent): clamping to wider bounds
-  than the conversion's own saturation changes nothing after it;
-* the value is float32, bfloat16 or float16 on a CUDA device of compute capability 8.9 or more, where Triton emits
-  the saturating conversion (``test_saturating_casts.py`` compiles the casts to sm_90a PTX and checks every fp8
-  ``cvt`` is ``.satfinite``).
+* the chain's lower bound is at most ``-M`` and its upper bound at least ``M`` (or absent), and no bound is NaN (a
+  NaN bound makes every element NaN): clamping to wider bounds than the conversion's own saturation changes nothing
+  after it;
+* the value is float32, bfloat16 or float16 on an NVIDIA GPU of a compute capability in
+  :data:`SATURATING_CAPABILITIES`, where Triton emits the saturating conversion (``test_saturating_casts.py``
+  compiles the casts to sm_90a PTX and checks that every fp8 ``cvt`` is ``.satfinite``).  Other GPUs keep their
+  clamps: Triton 3.6 converts through float16 on sm_89 (``cvt.rz.f16.f32``, then ``.satfinite``, which also
+  saturates, but no test compiles it), and neither Blackwell's conversions nor ROCm's (whose devices PyTorch also
+  calls ``cuda``) were checked.
 
 The graph is then no longer eager-equivalent (an unclamped eager cast would overflow); it is equivalent for the code
 Inductor generates from it, which is the only code that runs it.
@@ -36,10 +40,11 @@ import torch
 log = logging.getLogger(__name__.rsplit(".", 2)[0])
 aten, prims = torch.ops.aten, torch.ops.prims
 
-# fp8 formats whose Triton conversion on sm_89+ is cvt.rn.satfinite (Triton's fp8e4nv and fp8e5)
+# fp8 formats whose Triton conversion on sm_90 is cvt.rn.satfinite (Triton's fp8e4nv and fp8e5)
 SATURATING_FP8 = (torch.float8_e4m3fn, torch.float8_e5m2)
 SOURCE_DTYPES = (torch.float32, torch.bfloat16, torch.float16)
-MIN_CAPABILITY = (8, 9)  # the first with hardware fp8 conversion (Ada, Hopper)
+# The compute capabilities whose Triton 3.6 fp8 conversion was checked to saturate (sm_90a PTX, the module docstring)
+SATURATING_CAPABILITIES = frozenset({(9, 0)})
 # clamp ops: (lower bound's (argument index, keyword), upper bound's), scalar bounds only
 CLAMPS = {aten.clamp_min.default: ((1, "min"), None), aten.clamp_max.default: (None, (1, "max")),
           aten.clamp.default: ((1, "min"), (2, "max"))}
@@ -89,7 +94,7 @@ def _redundant_clamps(node: torch.fx.Node, largest: float) -> tuple[list[torch.f
     while node.op == "call_function" and len(node.users) == 1:
         if node.target in CLAMPS:
             bounds = _scalar_bounds(node)
-            if bounds is None:
+            if bounds is None or any(math.isnan(b) for b in bounds):  # a NaN bound makes every element NaN
                 break
             lower, upper = max(lower, bounds[0]), min(upper, bounds[1])
             clamps.append(node)
@@ -122,8 +127,8 @@ def _scalar_bounds(clamp: torch.fx.Node) -> Optional[tuple[float, float]]:
 
 def _saturates_here(value: torch.fx.Node) -> bool:
     """Whether Inductor's Triton conversion of ``value`` to fp8 is the saturating one: a float32, bfloat16 or float16
-    tensor on a CUDA device of compute capability :data:`MIN_CAPABILITY` or more."""
+    tensor on an NVIDIA GPU (not ROCm) of a compute capability in :data:`SATURATING_CAPABILITIES`."""
     val = value.meta.get("val")
     if not isinstance(val, torch.Tensor) or val.dtype not in SOURCE_DTYPES or val.device.type != "cuda":
         return False
-    return torch.cuda.get_device_capability(val.device) >= MIN_CAPABILITY
+    return torch.version.hip is None and torch.cuda.get_device_capability(val.device) in SATURATING_CAPABILITIES
