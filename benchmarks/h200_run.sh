@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One call on the lent H200 (see the device tool's README): what the machine is, then the steps named as
+# One run on an H200 machine (a 10-minute limit a command): what the machine is, then the steps named as
 # arguments, in order: tests (GPU tests), sweep (launch sweep), main (the main job), corpus (the corpus suite),
 # holdout (the held-out suite), main-dynamic, corpus-dynamic and holdout-dynamic (the same with N dynamic); SWEEP_ARGS=--dynamic-rows for a sweep with N dynamic;
 # profile-kernels (benchmarks.profile_kernels with PROFILE_ARGS); WORKERS=n pytest workers for the tests (8);
