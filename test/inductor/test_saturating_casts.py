@@ -17,6 +17,7 @@ import re
 
 import pytest
 import torch
+from torch.fx.experimental.proxy_tensor import make_fx
 
 from reduction_transpose_fusion.fx_passes import saturating_casts
 from reduction_transpose_fusion_testing import compile_cubins, interpret
@@ -37,6 +38,10 @@ def largest(fp8: torch.dtype) -> float:
 def _clamp_bounds_in(module: str, *bounds: float) -> list[float]:
     """The ``bounds`` that appear as constants in the module's Triton kernels (a clamp Inductor emitted)."""
     return [b for b in bounds if re.search(rf"tl\.full\(\[[^\]]*\], {re.escape(repr(float(b)))}, tl\.float32\)", module)]
+
+
+def _clamps(graph: torch.fx.Graph) -> list[torch.fx.Node]:
+    return [n for n in graph.nodes if n.target in saturating_casts.CLAMPS]
 
 
 def _inputs(source: torch.dtype):
@@ -95,13 +100,25 @@ def test_one_sided_and_wider_clamps_are_dropped_too():
     assert _clamp_bounds_in(module, -1e6, 1e6, -448.0) == []
 
 
-@pytest.mark.parametrize("capability,hip", [((8, 0), None), ((8, 9), None), ((10, 0), None), ((9, 0), "6.4")],
-                         ids=["sm80", "sm89", "sm100", "rocm"])
-def test_gpus_whose_conversion_was_not_checked_keep_the_clamp(monkeypatch, capability, hip):
+@pytest.mark.parametrize("capability", [(8, 0), (8, 9), (10, 0)], ids=["sm80", "sm89", "sm100"])
+def test_gpus_whose_conversion_was_not_checked_keep_the_clamp(monkeypatch, capability):
     monkeypatch.setattr(torch.cuda, "get_device_capability", lambda device=None: capability)
-    monkeypatch.setattr(torch.version, "hip", hip)
     module = interpret.generate(to_fp8_saturated(torch.float8_e5m2), _inputs(torch.float32), **ON)
     assert _clamp_bounds_in(module, -57344.0, 57344.0) == [-57344.0, 57344.0]
+
+
+@pytest.mark.parametrize("capability,hip,dropped", [((9, 0), None, True), ((9, 0), "6.4", False),
+                                                    ((8, 9), None, False), ((10, 0), None, False)],
+                         ids=["sm90", "rocm", "sm89", "sm100"])
+def test_the_pass_drops_clamps_on_sm90_only(monkeypatch, capability, hip, dropped):
+    """The FX pass alone, on the traced cast: ROCm (whose devices PyTorch also calls ``cuda``) keeps its clamp.  No
+    kernel is generated: Inductor would compile a ROCm graph with Triton's AMD backend, which needs a ROCm GPU."""
+    monkeypatch.setattr(torch.cuda, "get_device_capability", lambda device=None: capability)
+    monkeypatch.setattr(torch.version, "hip", hip)
+    graph = make_fx(to_fp8_saturated(torch.float8_e4m3fn), tracing_mode="fake")(*_inputs(torch.bfloat16)).graph
+    assert _clamps(graph), "the traced cast has no clamp to drop"
+    rewired = saturating_casts.drop_saturating_clamps(graph)
+    assert (len(rewired), _clamps(graph) == []) == ((1, True) if dropped else (0, False))
 
 
 @pytest.mark.parametrize("fp8_name", list(FP8_DTYPES))
