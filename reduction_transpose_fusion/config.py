@@ -30,6 +30,7 @@ from _reduction_transpose_fusion_autoload import ENV_PREFIX  # every variable's 
 from . import _torch_private
 from .codegen.triton import FINISH_CHUNK
 from .runtime.triton_heuristics import MAX_GRID_X
+from .select_algorithm import TIMED_CANDIDATES
 
 
 @dataclasses.dataclass(frozen=True)
@@ -98,6 +99,18 @@ ENTRIES = (
         True,
         "TORCHINDUCTOR_REDUCTION_TRANSPOSE_FUSION_AUTOTUNE",
         "Time the fused kernel's launch candidates at compile time on the GPU and emit the fastest.",
+    ),
+    # With autotune on: how many of the launch candidates the cost model ranks fastest are timed beside the baseline
+    # (select_algorithm.TIMED_CANDIDATES, none where the model prices the baseline fastest by UNTIMED_MARGIN).  -1
+    # times every candidate of the kernel's class, always, as max_autotune does, but without max_autotune's wider
+    # candidate space and without widening Inductor's own reduction configs (the launch Inductor's own candidate
+    # runs at is then the one it runs at by default): what benchmarks.random_sites measures the ranking's accuracy
+    # with.  More candidates timed cost compile time (about 0.5 s a launch on the H200 machine).
+    Entry(
+        "reduction_transpose_fusion_timed_candidates",
+        TIMED_CANDIDATES,
+        "TORCHINDUCTOR_REDUCTION_TRANSPOSE_FUSION_TIMED_CANDIDATES",
+        "Time the cost model's first K launch candidates beside the baseline (-1: every one).",
     ),
     # On by default: with the fusion on, a small float value computed from a reduction (an fp8 cast's row or column
     # scale) is stored once rather than recomputed by every element of the large op that broadcasts it
@@ -259,6 +272,23 @@ def autotune() -> bool:
     return _switch("reduction_transpose_fusion_autotune")
 
 
+def timed_candidates() -> int:
+    """``torch._inductor.config.reduction_transpose_fusion_timed_candidates``: how many of the cost model's first
+    launch candidates are timed beside the baseline; -1 for every candidate, whatever the model's margin.
+
+    Raises:
+        ValueError: if it is not an int >= -1.
+    """
+    return _check_timed_candidates(inductor_config.reduction_transpose_fusion_timed_candidates)
+
+
+def _check_timed_candidates(value) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value < -1:
+        raise ValueError(f"reduction_transpose_fusion_timed_candidates must be an int >= -1 (-1: every candidate), "
+                         f"got {value!r}")
+    return value
+
+
 def realize_scales() -> bool:
     """``torch._inductor.config.reduction_transpose_fusion_realize_scales``.
 
@@ -356,6 +386,7 @@ _CHECKS = {
         lambda value: _check_switch("reduction_transpose_fusion_profitability", value),
     "reduction_transpose_fusion_launch_config": _parse_launch_override,
     "reduction_transpose_fusion_autotune": lambda value: _check_switch("reduction_transpose_fusion_autotune", value),
+    "reduction_transpose_fusion_timed_candidates": _check_timed_candidates,
     "reduction_transpose_fusion_realize_scales":
         lambda value: _check_switch("reduction_transpose_fusion_realize_scales", value),
     "reduction_transpose_fusion_saturating_casts":

@@ -79,8 +79,9 @@ def test_model_pick_accuracy_counts_kernels_with_every_default_candidate_timed()
     right = line([10.0] + [5.0] * (n - 1), [9.0, 4.0] + [6.0] * (n - 2))  # the model's first (4.0) ran 5.0: fastest
     wrong = line([5.0] + [10.0] * (n - 1), [9.0, 4.0] + [6.0] * (n - 2))  # it ran 10.0, twice the fastest
     partial = right.replace(f"{random_sites.DEFAULT_CANDIDATES[-1]} 5.0 us", f"{random_sites.DEFAULT_CANDIDATES[-1]} not timed")
-    frame = pd.DataFrame(dict(decisions_fused_all=[right, wrong, partial, None]))
+    frame = pd.DataFrame(dict(decisions_fused_every=[right, wrong, partial, None], decisions_fused_all=[right] * 4))
     assert random_sites.model_pick_accuracy(frame) == (1, 2)
+    assert random_sites.model_pick_accuracy(frame, "fused_all") == (4, 4)
 
 
 def test_the_attribution_names_what_the_flag_removed_and_added():

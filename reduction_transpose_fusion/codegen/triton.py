@@ -98,7 +98,7 @@ import torch._inductor.config as inductor_config
 from .. import _torch_private
 from .._torch_private import CeilDiv, TritonKernel, TritonScheduling
 from ..runtime.triton_heuristics import FinishGrid, RowTileGrid
-from ..select_algorithm import (STOCK_LAUNCH, TIMED_CANDIDATES, UNTIMED_MARGIN, candidates_to_time, describe,
+from ..select_algorithm import (STOCK_LAUNCH, UNTIMED_MARGIN, candidates_to_time, describe,
                                 fastest_candidate, launch_candidate, recording_prediction)
 
 log = logging.getLogger(__name__)
@@ -690,8 +690,10 @@ class ReductionTransposeTritonScheduling(TritonScheduling):
     def _fastest(self, features, candidates, alone: bool) -> dict[str, int]:
         """The candidate to emit: each is generated (its predicted µs recorded by ``choices``), those that come out
         the same source are one, and of those the baseline and the ones the cost model ranks first are timed
-        (:func:`..select_algorithm.candidates_to_time`; all under ``max_autotune`` and where the kernel's reductions
-        run without their copies, ``alone``)."""
+        (:func:`..select_algorithm.candidates_to_time`, as many as ``reduction_transpose_fusion_timed_candidates``
+        asks; all where it is -1, under ``max_autotune`` and where the kernel's reductions run without their copies,
+        ``alone``)."""
+        from .. import config  # config imports this module
         from ..scheduler import sites_in
 
         nodes = [n.get_name() for n in features.scheduler_nodes()]
@@ -716,8 +718,9 @@ class ReductionTransposeTritonScheduling(TritonScheduling):
                 predicted.setdefault(source, price)
             sources = list(predicted)
             base = next((sources.index(src) for c, src in generated if c == baseline), None)
-            wide = inductor_config.max_autotune or alone  # every candidate timed
-            to_time = candidates_to_time(list(predicted.values()), base, len(sources) if wide else TIMED_CANDIDATES,
+            count = config.timed_candidates()  # select_algorithm.TIMED_CANDIDATES by default
+            wide = inductor_config.max_autotune or alone or count < 0  # every candidate timed
+            to_time = candidates_to_time(list(predicted.values()), base, len(sources) if wide else count,
                                          math.inf if wide else UNTIMED_MARGIN)
             ahead = []
             for i in to_time:

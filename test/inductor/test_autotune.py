@@ -236,6 +236,31 @@ def test_max_autotune_times_every_candidate():
     assert all(timed for _, timed, _ in _timed_line(log))
 
 
+@pytest.mark.parametrize("shape", [(ROWS, COLS), (1024, 256)], ids=["ranked", "sure-of-the-baseline"])
+def test_timed_candidates_minus_one_times_every_default_candidate(shape):
+    """-1 times every candidate of the class, also where the model is sure of the baseline, as max_autotune does,
+    but over the default candidates only (max_autotune's wider space is not generated)."""
+    with decision_log() as log:
+        compile_site(StandInTimer(), shape=shape, reduction_transpose_fusion_timed_candidates=-1)
+    listed = _timed_line(log)
+    assert all(timed for _, timed, _ in listed), listed
+    assert {name for name, _, _ in listed} <= {describe(c) for c in AUTOTUNE_CANDIDATES}
+
+
+def test_timed_candidates_sets_how_many_of_the_models_first_are_timed():
+    """bf16[8192, 4096]: with 0 the baseline's source alone is timed, with 1 the baseline's and the model's first
+    (candidates that come out the baseline's source are timed with it)."""
+    for count in (0, 1):
+        timer = StandInTimer()
+        with decision_log() as log:
+            compile_site(timer, reduction_transpose_fusion_timed_candidates=count)
+        listed = _timed_line(log)
+        first = min((us, name) for name, _, us in listed[1:])
+        assert first[0] < listed[0][2], "the case has a candidate the model prices below the baseline"
+        assert len(timer.sources) == 1 + count, listed
+        assert dict((name, timed) for name, timed, _ in listed)[first[1]] == bool(count), listed
+
+
 def test_a_candidate_the_model_cannot_price_is_timed(caplog):
     from reduction_transpose_fusion import choices
 

@@ -51,6 +51,8 @@ BAD_VALUES = [
     ("reduction_transpose_fusion_launch_config", "FOO=1", "FOO=1"),
     ("reduction_transpose_fusion", "yes", "yes"),
     ("reduction_transpose_fusion_profitability", "2", "2"),
+    ("reduction_transpose_fusion_timed_candidates", "-2", -2),
+    ("reduction_transpose_fusion_timed_candidates", "two", "two"),
 ]
 
 
