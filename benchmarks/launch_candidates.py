@@ -3,7 +3,8 @@
     python -m benchmarks.launch_candidates --out candidates.csv     # every committed random-site run (CPU, ~1 min)
 
 Every random-site run since the candidates were timed at compile logs each candidate's time in its ``decisions_fused``
-("launch candidates timed at compile: rules 8.5 us; TILES_PER_PROGRAM=1 16.7 us; ..."), but not the launch each
+("launch candidates timed at compile: rules 8.5 us; TILES_PER_PROGRAM=1 16.7 us; ..."; since the ranking times only
+some, the variant that times every one: :data:`TIMING_COLUMNS`), but not the launch each
 candidate was (its tile, ``RSPLIT``, warps): that is rebuilt here by compiling the site for the fake H200 with the
 *current* package and asking ``choices._launch`` for each candidate's override, as ``choices`` does when the
 candidate is emitted, with the cost model's prices of the kernel (``choices._pricing``).  The rules' candidate
@@ -38,6 +39,9 @@ from reduction_transpose_fusion_testing import families, interpret  # noqa: E402
 RESULTS = pathlib.Path(__file__).parent / "results"
 # runs whose candidates were timed by CUDA-graph replay at compile (runtime/benchmarking.py): package 0a0b688a on
 OLD_TIMER_PACKAGES = {"742b18ac74754736", "d4c786acdec5131a", "24106b8decb894fd", "a768764a0312acca"}
+# where a run's candidate times are, in order of preference: every default candidate timed (fused_every), every
+# candidate timed under max_autotune (fused_all), the run's as shipped (every candidate, before the ranking)
+TIMING_COLUMNS = ("decisions_fused_every", "decisions_fused_all", "decisions_fused")
 # the candidate names as logged and their overrides (STOCK=1 in the packages before UNSPLIT=1 was the key)
 OVERRIDES = {describe(c): c for c in AUTOTUNE_CANDIDATES} | {"STOCK=1": STOCK_LAUNCH}
 
@@ -50,10 +54,13 @@ def timed_kernels(paths: list[pathlib.Path]) -> pd.DataFrame:
         frame = pd.read_csv(path)
         if frame["package_hash"].iloc[0] in OLD_TIMER_PACKAGES:
             continue
+        column = next(c for c in TIMING_COLUMNS if c in frame)
         for site in frame.to_dict("records"):
-            for names, items in candidate_timings(site["decisions_fused"]):
+            for names, items in candidate_timings(site[column]):
                 for name, us, _ in items:
-                    if us is not None and name in OVERRIDES:  # timed
+                    # max_autotune widened Inductor's own launch's configs too: not the launch the default times
+                    if us is not None and name in OVERRIDES and not (column == "decisions_fused_all" and
+                                                                     OVERRIDES[name] == STOCK_LAUNCH):
                         rows.append(dict(seed=site["seed"], package=site["package_hash"], family=site["family"],
                                          dtype=site["dtype"], rows=site["rows"], cols=site["cols"], names=names,
                                          candidate=name, us=us))
@@ -150,7 +157,7 @@ def table(paths: list[pathlib.Path]) -> pd.DataFrame:
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("runs", nargs="*", type=pathlib.Path,
-                        default=sorted(RESULTS.glob("2026-12-0[34]-h200-random-*.csv")))
+                        default=sorted(RESULTS.glob("2026-12-0[345]-h200-random-*.csv")))
     parser.add_argument("--out", type=pathlib.Path, required=True)
     args = parser.parse_args(argv)
     frame = table(args.runs)
