@@ -245,13 +245,7 @@ def min_bytes() -> int:
     Raises:
         ValueError: if it is negative or not an int.
     """
-    return _check_min_bytes(inductor_config.reduction_transpose_fusion_min_bytes)
-
-
-def _check_min_bytes(value) -> int:
-    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        raise ValueError(f"reduction_transpose_fusion_min_bytes must be an int >= 0, got {value!r}")
-    return value
+    return _checked("reduction_transpose_fusion_min_bytes")
 
 
 def profitability() -> bool:
@@ -279,13 +273,18 @@ def timed_candidates() -> int:
     Raises:
         ValueError: if it is not an int >= -1.
     """
-    return _check_timed_candidates(inductor_config.reduction_transpose_fusion_timed_candidates)
+    return _checked("reduction_transpose_fusion_timed_candidates")
 
 
-def _check_timed_candidates(value) -> int:
-    if not isinstance(value, int) or isinstance(value, bool) or value < -1:
-        raise ValueError(f"reduction_transpose_fusion_timed_candidates must be an int >= -1 (-1: every candidate), "
-                         f"got {value!r}")
+def _checked(name: str):
+    """The entry's current value, through its check in :data:`_CHECKS`."""
+    return _CHECKS[name](getattr(inductor_config, name))
+
+
+def _check_int(name: str, value, least: int, meaning: str = "") -> int:
+    """``value`` if it is an int (not a bool) of at least ``least``; else the entry's one message."""
+    if not isinstance(value, int) or isinstance(value, bool) or value < least:
+        raise ValueError(f"{name} must be an int >= {least}{meaning}, got {value!r}")
     return value
 
 
@@ -381,12 +380,13 @@ def _parse_launch_override(text) -> dict[str, int]:
 # The check of each entry, from its value: the readers above and validate() call these, so each entry has one message
 _CHECKS = {
     "reduction_transpose_fusion": lambda value: _check_switch("reduction_transpose_fusion", value),
-    "reduction_transpose_fusion_min_bytes": _check_min_bytes,
+    "reduction_transpose_fusion_min_bytes": lambda value: _check_int("reduction_transpose_fusion_min_bytes", value, 0),
     "reduction_transpose_fusion_profitability":
         lambda value: _check_switch("reduction_transpose_fusion_profitability", value),
     "reduction_transpose_fusion_launch_config": _parse_launch_override,
     "reduction_transpose_fusion_autotune": lambda value: _check_switch("reduction_transpose_fusion_autotune", value),
-    "reduction_transpose_fusion_timed_candidates": _check_timed_candidates,
+    "reduction_transpose_fusion_timed_candidates":
+        lambda value: _check_int("reduction_transpose_fusion_timed_candidates", value, -1, " (-1: every candidate)"),
     "reduction_transpose_fusion_realize_scales":
         lambda value: _check_switch("reduction_transpose_fusion_realize_scales", value),
     "reduction_transpose_fusion_saturating_casts":
