@@ -646,6 +646,18 @@ LOSSES_SHAPES = [("F3-layernorm-backward", "fp32", 20973, 2846), ("F3-layernorm-
 LOSSES_LAUNCHES = ["", "TILES_PER_PROGRAM=1", "TILES_PER_PROGRAM=2", "TILES_PER_PROGRAM=4", "XBLOCK=32,R0_BLOCK=128",
                    "XBLOCK=128,R0_BLOCK=32", "num_warps=8", "XBLOCK=32,R0_BLOCK=64", "RSPLIT=16", "PREFETCH=1", "INT32_SIZES=1", ""]
 
+# The random-site losses of 2026-12-03 to -05, all with a narrow C (128 or fewer columns) and N past 1024, beside
+# two narrow sites that gained: which tile, row tiles a program and finish serve a narrow C.
+NARROW_SHAPES = [("F2-gelu-backward", "fp16", 36911, 52), ("F2-gelu-backward", "bf16", 116828, 80),
+                 ("F5-fp8-cast-transpose-dbias", "fp32", 40835, 82), ("F3-amax", "fp32", 100761, 40),
+                 ("F3-amax", "bf16", 84926, 15), ("F5-bf16-cast", "fp16", 4943, 104),
+                 ("F5-bf16-cast", "fp32", 11024, 96), ("F5-fp8-cast-transpose-dbias", "bf16", 76115, 123),
+                 ("F1-t", "bf16", 24417, 103), ("F1-t", "fp32", 115315, 75)]
+NARROW_LAUNCHES = ["", "TILES_PER_PROGRAM=0", "TILES_PER_PROGRAM=1", "TILES_PER_PROGRAM=2", "TILES_PER_PROGRAM=4",
+                   "XBLOCK=16,TILES_PER_PROGRAM=1", "XBLOCK=32,TILES_PER_PROGRAM=1",
+                   "XBLOCK=128,R0_BLOCK=64,TILES_PER_PROGRAM=1", "XBLOCK=128,R0_BLOCK=64,TILES_PER_PROGRAM=4",
+                   "XBLOCK=32,R0_BLOCK=256,TILES_PER_PROGRAM=1", "num_warps=4,TILES_PER_PROGRAM=1",
+                   "SEPARATE_FINISH=1"]
 
 # The plans whose shapes and launches are fixed here: --shapes NAME runs FIXED_PLANS[NAME], {shape: launches}.
 FIXED_PLANS = {
@@ -668,6 +680,7 @@ FIXED_PLANS = {
     "oddtile2": {shape: oddtile_launches(shape[2], persistent=True) for shape in ODDTILE_SHAPES},
     "oddone": {shape: ODDONE_LAUNCHES for shape in ODDONE_SHAPES}, "primetile": PRIMETILE_PLAN,
     "losses": {shape: LOSSES_LAUNCHES for shape in LOSSES_SHAPES},
+    "narrow": {shape: NARROW_LAUNCHES for shape in NARROW_SHAPES},
 }
 PROGRAMS_PER_SM = [4, 8, 16, 32]
 SMALL_PROGRAMS_PER_SM = [1, 2, 4, 8, 16]
