@@ -148,8 +148,8 @@ def by_family(frame: pd.DataFrame, predicted: pd.Series) -> pd.DataFrame:
 
 def candidate_value(frame: pd.DataFrame) -> pd.DataFrame:
     """What each default candidate buys: over every kernel, the fastest of the others against the fastest of all
-    (kernels whose time is within 5%, the geomean and the worst ratio), over the kernels that timed it.  STOCK=1 is
-    UNSPLIT=1's older name."""
+    (kernels whose time is within 5%, the geomean and the worst ratio), over the kernels that timed it (none: a
+    candidate newer than the table, 0 kernels).  STOCK=1 is UNSPLIT=1's older name."""
     rows = {}
     for name in map(describe, AUTOTUNE_CANDIDATES[1:]):
         ratios = []
@@ -159,6 +159,10 @@ def candidate_value(frame: pd.DataFrame) -> pd.DataFrame:
             if it.any() and len(rest):  # kernels that timed it (and another)
                 ratios.append(rest["us"].min() / kernel["us"].min())
         ratios = np.array(ratios)
+        if not len(ratios):
+            rows[name] = {"kernels": 0, "within 5% without it": math.nan, "slower without it (geomean)": math.nan,
+                          "worst": math.nan}
+            continue
         rows[name] = {"kernels": len(ratios), "within 5% without it": float(np.mean(ratios <= 1 + TOLERANCE)),
                       "slower without it (geomean)": math.exp(np.log(ratios).mean()), "worst": ratios.max()}
     return pd.DataFrame(rows).T

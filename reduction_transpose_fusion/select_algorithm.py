@@ -29,14 +29,23 @@ ONE_TILE, ONE_WAVE, PREFETCH, COLUMN_TILE = {"TILES_PER_PROGRAM": 1}, {"TILES_PE
 # fastest of the others was within 5% of the fastest of all on every kernel: one wave for f32 (89 kernels, the worst
 # 1.04x) and 1-byte kernels (39, 1.00x).  The column tile was timed on too few kernels of those classes to leave it out.
 # STOCK_LAUNCH stays in each: it is the baseline where stock emits the kernel unsplit.
+# A narrow C: one row tile a program on a 32-column tile, a candidate only where C is at most NARROW_COLS (two column
+# blocks of the rules' 64-column tile).  On the ten narrow-C sites of the random-site losses and gains of 2026-12-03 to
+# -05 (C 15-123, N 4943-116828; sweeps/2026-12-05-h200-sweep-narrow.csv) it ran 0.91-1.31x the time of the fastest
+# default candidate there, and beat them by 1.03-1.28x on the five that were losses or ties: GELU backward
+# bf16[116828, 80] 1.15x over stock against 0.90x, fp32 -> fp8 [40835, 82] 1.15x against 1.00x.  (Two reductions with
+# a max, F3-amax, ran it 1.8-2.2x slower: the model prices one tile a program with a max reduction so.)
+NARROW_TILE = {"XBLOCK": 32, "TILES_PER_PROGRAM": 1}
+NARROW_COLS = 128
 CANDIDATES_BY_DTYPE: dict[str, tuple[dict[str, int], ...]] = {
-    "16-bit": ({}, ONE_TILE, ONE_WAVE, PREFETCH, COLUMN_TILE, STOCK_LAUNCH),
-    "f32": ({}, ONE_TILE, PREFETCH, COLUMN_TILE, STOCK_LAUNCH),
-    "f32 to 16-bit": ({}, ONE_TILE, ONE_WAVE, PREFETCH, COLUMN_TILE, STOCK_LAUNCH),
-    "1-byte": ({}, ONE_TILE, PREFETCH, COLUMN_TILE, STOCK_LAUNCH),
+    "16-bit": ({}, ONE_TILE, ONE_WAVE, PREFETCH, COLUMN_TILE, NARROW_TILE, STOCK_LAUNCH),
+    "f32": ({}, ONE_TILE, PREFETCH, COLUMN_TILE, NARROW_TILE, STOCK_LAUNCH),
+    "f32 to 16-bit": ({}, ONE_TILE, ONE_WAVE, PREFETCH, COLUMN_TILE, NARROW_TILE, STOCK_LAUNCH),
+    "1-byte": ({}, ONE_TILE, PREFETCH, COLUMN_TILE, NARROW_TILE, STOCK_LAUNCH),
 }
 # every class's, in the order above
-AUTOTUNE_CANDIDATES: tuple[dict[str, int], ...] = ({}, ONE_TILE, ONE_WAVE, PREFETCH, COLUMN_TILE, STOCK_LAUNCH)
+AUTOTUNE_CANDIDATES: tuple[dict[str, int], ...] = ({}, ONE_TILE, ONE_WAVE, PREFETCH, COLUMN_TILE, NARROW_TILE,
+                                                   STOCK_LAUNCH)
 MAX_AUTOTUNE_CANDIDATES = AUTOTUNE_CANDIDATES + (
     {"num_warps": 8}, {"TILES_PER_PROGRAM": 2}, {"TILES_PER_PROGRAM": 4}, {"XBLOCK": 32, "R0_BLOCK": 64},
     {"SEPARATE_FINISH": 1},
@@ -54,10 +63,19 @@ def dtype_class(narrowest: int, widest: int) -> str:
     return "f32 to 16-bit" if narrowest == 2 else "f32"
 
 
-def autotune_candidates(narrowest: int, widest: int, wide: bool = False) -> tuple[dict[str, int], ...]:
-    """The launch candidates of a kernel of that dtype class (:data:`CANDIDATES_BY_DTYPE`); ``wide``
-    (``max_autotune``): every candidate, :data:`MAX_AUTOTUNE_CANDIDATES`."""
-    return MAX_AUTOTUNE_CANDIDATES if wide else CANDIDATES_BY_DTYPE[dtype_class(narrowest, widest)]
+def autotune_candidates(narrowest: int, widest: int, wide: bool = False, cols: int = 0
+                        ) -> tuple[dict[str, int], ...]:
+    """The launch candidates of a kernel of that dtype class (:data:`CANDIDATES_BY_DTYPE`) over ``cols`` columns (C;
+    its size hint), :data:`NARROW_TILE` only where C is at most :data:`NARROW_COLS`; ``wide`` (``max_autotune``):
+    every candidate, :data:`MAX_AUTOTUNE_CANDIDATES`."""
+    if wide:
+        return MAX_AUTOTUNE_CANDIDATES
+    return narrow_c_only(CANDIDATES_BY_DTYPE[dtype_class(narrowest, widest)], cols)
+
+
+def narrow_c_only(candidates: tuple[dict[str, int], ...], cols: int) -> tuple[dict[str, int], ...]:
+    """``candidates`` without :data:`NARROW_TILE` where ``cols`` (C) is more than :data:`NARROW_COLS`."""
+    return tuple(c for c in candidates if c != NARROW_TILE or cols <= NARROW_COLS)
 
 
 # Of the candidates, the baseline (below) and the TIMED_CANDIDATES the cost model predicts fastest are timed

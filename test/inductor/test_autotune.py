@@ -22,9 +22,10 @@ import torch
 
 from reduction_transpose_fusion import _torch_private
 from reduction_transpose_fusion.select_algorithm import (AUTOTUNE_CANDIDATES, AUTOTUNE_MARGIN, CANDIDATES_BY_DTYPE,
-                                                        MAX_AUTOTUNE_CANDIDATES, STOCK_LAUNCH, TIMED_CANDIDATES,
-                                                        UNTIMED_MARGIN, candidates_to_time, describe, dtype_class,
-                                                        fastest_candidate)
+                                                        MAX_AUTOTUNE_CANDIDATES, NARROW_COLS, NARROW_TILE,
+                                                        STOCK_LAUNCH, TIMED_CANDIDATES, UNTIMED_MARGIN,
+                                                        candidates_to_time, describe, dtype_class, fastest_candidate,
+                                                        narrow_c_only)
 from reduction_transpose_fusion_testing import families, interpret
 from reduction_transpose_fusion_testing.logs import decision_log
 from reduction_transpose_fusion_testing.output_code import kernel_sources
@@ -170,9 +171,20 @@ def test_the_candidates_are_the_dtype_class_table(dtype, one_wave):
     with decision_log() as log:
         compile_site(StandInTimer(), dtype=dtype)
     listed = [name for name, _, _ in _timed_line(log)]
-    expected = CANDIDATES_BY_DTYPE[dtype_class(dtype.itemsize, dtype.itemsize)]
+    expected = narrow_c_only(CANDIDATES_BY_DTYPE[dtype_class(dtype.itemsize, dtype.itemsize)], COLS)
     assert listed == [describe(c) for c in expected]
     assert ("TILES_PER_PROGRAM=0" in listed) is one_wave
+
+
+@pytest.mark.parametrize("cols, narrow", [(NARROW_COLS, True), (NARROW_COLS + 1, False)])
+def test_the_narrow_tile_is_a_candidate_only_for_a_narrow_c(cols, narrow):
+    """The 32-column tile of one row tile a program is generated (and timed: every candidate is) where C is at most
+    NARROW_COLS, and not one column more."""
+    with decision_log() as log:
+        compile_site(StandInTimer(), shape=(4096, cols), reduction_transpose_fusion_timed_candidates=-1)
+    listed = {name: timed for name, timed, _ in _timed_line(log)}
+    assert (describe(NARROW_TILE) in listed) is narrow, listed
+    assert listed.get(describe(NARROW_TILE), narrow) is narrow
 
 
 def test_dtype_classes():
