@@ -30,11 +30,11 @@ ONE_TILE, ONE_WAVE, PREFETCH, COLUMN_TILE = {"TILES_PER_PROGRAM": 1}, {"TILES_PE
 # 1.04x) and 1-byte kernels (39, 1.00x).  The column tile was timed on too few kernels of those classes to leave it out.
 # STOCK_LAUNCH stays in each: it is the baseline where stock emits the kernel unsplit.
 # A narrow C: one row tile a program on a 32-column tile, a candidate only where C is at most NARROW_COLS (two column
-# blocks of the rules' 64-column tile).  On the ten narrow-C sites of the random-site losses and gains of 2026-12-03 to
-# -05 (C 15-123, N 4943-116828; sweeps/2026-12-05-h200-sweep-narrow.csv) it ran 0.91-1.31x the time of the fastest
-# default candidate there, and beat them by 1.03-1.28x on the five that were losses or ties: GELU backward
-# bf16[116828, 80] 1.15x over stock against 0.90x, fp32 -> fp8 [40835, 82] 1.15x against 1.00x.  (Two reductions with
-# a max, F3-amax, ran it 1.8-2.2x slower: the model prices one tile a program with a max reduction so.)
+# blocks of the rules' 64-column tile; the data has no wider site).  On the ten narrow-C sites of the random-site
+# losses and gains of 2026-12-03 to -05 (C 15-123, N 4943-116828; sweeps/2026-12-05-h200-sweep-narrow.csv) it beat the
+# fastest default candidate timed there by 1.07-1.28x on the four that were losses or ties (GELU backward
+# bf16[116828, 80]: 1.15x over stock against 0.90x), ran up to 1.12x slower on the four others and 1.9-2.1x slower on
+# the two with a max reduction (F3-amax), which the model prices so (one tile a program with a max reduction).
 NARROW_TILE = {"XBLOCK": 32, "TILES_PER_PROGRAM": 1}
 NARROW_COLS = 128
 CANDIDATES_BY_DTYPE: dict[str, tuple[dict[str, int], ...]] = {
