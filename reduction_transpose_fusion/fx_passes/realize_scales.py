@@ -10,15 +10,18 @@ rowwise MLP step's casts and rescales (``benchmarks/results/lab/2026-12-04-h200-
 
 This pass marks such a value for realization (Inductor's ``inductor_realize_to_strides`` node hint,
 :func:`.._torch_private.realize_node`): Inductor stores it as its own small buffer, in the epilogue of the kernel
-that computes its reduction (no launch is added there), and the large kernel loads one float an element instead of
-recomputing the chain.  A node ``s`` is realized when all of these hold (thresholds :data:`BROADCAST_MIN_RATIO`,
+that computes its reduction (no launch is added there) or, for a chain computed from a graph input, in a small
+kernel of its own (one launch), and the large kernel loads one float an element instead of recomputing the chain.
+The second case is the backward of a rowwise fp8 linear: its forward saves the bf16 amax, and the backward's
+weight-gradient rescale re-derived the scale from it in float64 an element (the 8192x4096x14336 MLP step:
+164 µs at 37% of the copy SOL on the H200, ``results/2026-12-05-h200-models-mlp-rowwise-14336-kernels.csv``).  A node ``s`` is realized when all of these hold (thresholds :data:`BROADCAST_MIN_RATIO`,
 :data:`MIN_CHAIN_OPS`, :data:`MIN_RECOMPUTE_OPS`):
 
 * ``s`` is a pointwise op on the GPU with a float32 or float64 result of more than one element (a scalar is computed
   once a program already, not once an element; a bf16 or fp16 value would be rounded by the store where Inductor
   keeps it in float32);
 * its chain, the pointwise ops of its own size that it is computed from, holds at least ``MIN_CHAIN_OPS`` ops and
-  starts from a reduction (an amax, a sum), so the chain joins that reduction's kernel;
+  starts from a reduction (an amax, a sum), so the chain joins that reduction's kernel, or from a graph input;
 * a pointwise op reads it, directly or through views, over at least ``BROADCAST_MIN_RATIO`` times its elements;
 * if its last op is a multiplication, every op that reads it is a multiplication or division: inlined, an addition
   reading it could contract with that multiplication into one FMA (Inductor lets the compiler contract), and the
@@ -81,8 +84,8 @@ def realize_broadcast_values(graph: torch.fx.Graph) -> list[torch.fx.Node]:
             continue
         if _last_op(node).target in MULTIPLICATIONS and not only_factors:
             continue
-        ops, from_reduction = _chain(node, numel)
-        if not from_reduction or ops < MIN_CHAIN_OPS or ops * reader_numel < MIN_RECOMPUTE_OPS:
+        ops, from_stored = _chain(node, numel)
+        if not from_stored or ops < MIN_CHAIN_OPS or ops * reader_numel < MIN_RECOMPUTE_OPS:
             continue
         _torch_private.realize_node(node)
         realized.append(node)
@@ -155,19 +158,24 @@ def _last_op(node: torch.fx.Node) -> torch.fx.Node:
 
 def _chain(node: torch.fx.Node, numel: int) -> tuple[int, bool]:
     """(pointwise ops of ``numel`` elements that ``node`` is computed from, ``node`` included; whether the chain
-    starts from a reduction): what a large reader recomputes an element when the chain is inlined.  The walk stops
-    at anything else (a reduction, an input, a GEMM), at nodes already marked for realization and at graph outputs,
-    which Inductor stores anyway."""
-    count, from_reduction, frontier, seen = 0, False, [node], set()
+    starts from a reduction or a graph input, a value in memory before the chain runs): what a large reader
+    recomputes an element when the chain is inlined.  The walk passes through views of the same size and stops at
+    anything else (a reduction, an input, a constant, a GEMM), at nodes already marked for realization and at graph
+    outputs, which Inductor stores anyway."""
+    count, from_stored, frontier, seen = 0, False, [node], set()
     while frontier:
         n = frontier.pop()
         if n in seen:
             continue
         seen.add(n)
+        if n.op == "call_function" and n.target in VIEWS and _numel_hint(n) == numel:
+            frontier.extend(n.all_input_nodes)  # a view computes nothing (a column scale transposed for a rescale)
+            continue
         stored = n is not node and (_torch_private.is_realized(n) or any(u.op == "output" for u in n.users))
         if not _is_pointwise(n) or _numel_hint(n) != numel or stored:
-            from_reduction |= _is_reduction(_behind_views(n))
+            source = _behind_views(n)
+            from_stored |= _is_reduction(source) or source.op == "placeholder"
             continue
         count += 1
         frontier.extend(n.all_input_nodes)
-    return count, from_reduction
+    return count, from_stored

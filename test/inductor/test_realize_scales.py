@@ -144,9 +144,47 @@ def _mul_last_as_factor(x):
     return x * ((torch.sqrt(x.abs().amax(0, keepdim=True).clamp(min=1e-12)) + 1.0) * 0.3)
 
 
-def test_the_scale_must_come_from_a_reduction():
-    """A value computed from an input alone has no reduction kernel to join: realizing it would add a launch."""
-    assert _realized(_sin_scale, ((8192, 4096), torch.float32), ((1, 4096), torch.float32)) == []
+@pytest.mark.parametrize("rows, realized", [(8192, ["exp"]), (4096, [])])
+def test_a_value_computed_from_an_input_is_realized_where_its_recompute_outweighs_a_launch(rows, realized):
+    """A value computed from a graph input alone has no reduction kernel to join: realized, it takes a launch of its
+    own, so it is realized only where its ops times its reader's elements reach MIN_RECOMPUTE_OPS (4 ops over
+    8192 x 4096 elements: 2**27; over 4096 x 4096: half that)."""
+    assert _realized(_sin_scale, ((rows, 4096), torch.float32), ((1, 4096), torch.float32)) == realized
+
+
+def _saved_amax_rescale(out: torch.Tensor, row_amax: torch.Tensor, col_amax: torch.Tensor) -> torch.Tensor:
+    """The weight-gradient rescale of a rowwise fp8 linear's backward: ``out [N, C]`` times the reciprocals of a
+    row scale and of a column scale, both derived from amaxes the forward saved (graph inputs here), the column
+    scale computed as a ``[C, 1]`` column and transposed, as the backward graph has it."""
+    return (out.float() * (_pow2_scale(row_amax).reciprocal() * _pow2_scale(col_amax).reciprocal().t())).to(out.dtype)
+
+
+def test_a_scale_from_a_saved_amax_is_realized_through_its_transpose():
+    names = _realized(_saved_amax_rescale, ((8192, 4096), torch.bfloat16), ((8192, 1), torch.bfloat16),
+                      ((4096, 1), torch.bfloat16))
+    assert len(names) == 2 and all(n.startswith("reciprocal") for n in names), names
+
+
+@pytest.mark.slow
+def test_scales_from_saved_amaxes_keep_every_bit(monkeypatch, decisions):
+    """Interpreted at a small shape with the thresholds lowered: the rescale equals stock's and the float64
+    reference's bit for bit, the two scales realized."""
+    monkeypatch.setattr(realize_scales, "MIN_RECOMPUTE_OPS", 0)
+    monkeypatch.setattr(realize_scales, "BROADCAST_MIN_RATIO", 8)
+    gen = torch.Generator().manual_seed(torch.seed() % 2**31)
+    rows, cols = 96, 160
+    out = (torch.randn(rows, cols, generator=gen) * 50).to(torch.bfloat16)
+    row_amax = (torch.rand(rows, 1, generator=gen) * 300).to(torch.bfloat16)
+    col_amax = (torch.rand(cols, 1, generator=gen) * 300).to(torch.bfloat16)
+    specs = (((rows, cols), torch.bfloat16), ((rows, 1), torch.bfloat16), ((cols, 1), torch.bfloat16))
+    fused_src = interpret.generate(_saved_amax_rescale, interpret.fake_inputs(*specs), reduction_transpose_fusion=True)
+    assert len([r for r in decisions if r.startswith("realize ")]) == 2, decisions
+    stock_src = interpret.generate(_saved_amax_rescale, interpret.fake_inputs(*specs), reduction_transpose_fusion=False)
+    (fused,) = interpret.run_on_cpu(fused_src, [out, row_amax, col_amax])
+    (stock,) = interpret.run_on_cpu(stock_src, [out, row_amax, col_amax])
+    reference = _saved_amax_rescale(out.double(), row_amax.double(), col_amax.double()).to(fused.dtype)
+    assert torch.equal(families.bits(fused), families.bits(stock))
+    assert torch.equal(families.bits(fused), families.bits(reference))
 
 
 def test_cpu_values_stay_inlined():
