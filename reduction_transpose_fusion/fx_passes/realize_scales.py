@@ -10,18 +10,21 @@ rowwise MLP step's casts and rescales (``benchmarks/results/lab/2026-12-04-h200-
 
 This pass marks such a value for realization (Inductor's ``inductor_realize_to_strides`` node hint,
 :func:`.._torch_private.realize_node`): Inductor stores it as its own small buffer, in the epilogue of the kernel
-that computes its reduction (no launch is added there) or, for a chain computed from a graph input, in a small
-kernel of its own (one launch), and the large kernel loads one float an element instead of recomputing the chain.
-The second case is the backward of a rowwise fp8 linear: its forward saves the bf16 amax, and the backward's
-weight-gradient rescale re-derived the scale from it in float64 an element (the 8192x4096x14336 MLP step:
-164 µs at 37% of the copy SOL on the H200, ``results/2026-12-05-h200-models-mlp-rowwise-14336-kernels.csv``).  A node ``s`` is realized when all of these hold (thresholds :data:`BROADCAST_MIN_RATIO`,
+that computes its reduction (no launch is added there) or, for a float64 chain computed from a graph input, in a
+small kernel of its own (one launch), and the large kernel loads one float an element instead of recomputing the
+chain.  The second case is the backward of a rowwise fp8 linear: its forward saves the bf16 amax, and the backward's
+GEMM rescales re-derived the scale from it in float64 an element (the 8192x4096x14336 MLP step's weight-gradient
+rescale: 164 µs at 37% of the copy SOL on the H200, ``results/2026-12-05-h200-models-mlp-rowwise-14336-kernels.csv``).
+A float32 chain from an input stays inlined: its kernel, if memory-bound, would hide the recompute and still pay
+the launch (``x * exp(sin(w) * 2 + 1)``: one kernel inlined, two realized).  A node ``s`` is realized when all of these hold (thresholds :data:`BROADCAST_MIN_RATIO`,
 :data:`MIN_CHAIN_OPS`, :data:`MIN_RECOMPUTE_OPS`):
 
 * ``s`` is a pointwise op on the GPU with a float32 or float64 result of more than one element (a scalar is computed
   once a program already, not once an element; a bf16 or fp16 value would be rounded by the store where Inductor
   keeps it in float32);
 * its chain, the pointwise ops of its own size that it is computed from, holds at least ``MIN_CHAIN_OPS`` ops and
-  starts from a reduction (an amax, a sum), so the chain joins that reduction's kernel, or from a graph input;
+  starts from a reduction (an amax, a sum), so the chain joins that reduction's kernel, or from a graph input
+  with a float64 op in the chain (a float64 division is a sequence of instructions an element);
 * a pointwise op reads it, directly or through views, over at least ``BROADCAST_MIN_RATIO`` times its elements;
 * if its last op is a multiplication, every op that reads it is a multiplication or division: inlined, an addition
   reading it could contract with that multiplication into one FMA (Inductor lets the compiler contract), and the
@@ -40,7 +43,7 @@ rounds it) where stock kept it in float32, or the other way round (``docs/profit
 from __future__ import annotations
 
 import logging
-from typing import Optional
+from typing import NamedTuple, Optional
 
 import torch
 
@@ -84,13 +87,14 @@ def realize_broadcast_values(graph: torch.fx.Graph) -> list[torch.fx.Node]:
             continue
         if _last_op(node).target in MULTIPLICATIONS and not only_factors:
             continue
-        ops, from_stored = _chain(node, numel)
-        if not from_stored or ops < MIN_CHAIN_OPS or ops * reader_numel < MIN_RECOMPUTE_OPS:
+        chain = _chain(node, numel)
+        if (not (chain.from_reduction or chain.from_input and chain.float64) or chain.ops < MIN_CHAIN_OPS
+                or chain.ops * reader_numel < MIN_RECOMPUTE_OPS):
             continue
         _torch_private.realize_node(node)
         realized.append(node)
         log.info("realize %s (%s, %d elements, a chain of %d ops) once: %s reads it over %d elements",
-                 node.name, node.meta["val"].dtype, numel, ops, reader.name, reader_numel)
+                 node.name, node.meta["val"].dtype, numel, chain.ops, reader.name, reader_numel)
     return realized
 
 
@@ -156,13 +160,21 @@ def _last_op(node: torch.fx.Node) -> torch.fx.Node:
     return node
 
 
-def _chain(node: torch.fx.Node, numel: int) -> tuple[int, bool]:
-    """(pointwise ops of ``numel`` elements that ``node`` is computed from, ``node`` included; whether the chain
-    starts from a reduction or a graph input, a value in memory before the chain runs): what a large reader
-    recomputes an element when the chain is inlined.  The walk passes through views of the same size and stops at
-    anything else (a reduction, an input, a constant, a GEMM), at nodes already marked for realization and at graph
-    outputs, which Inductor stores anyway."""
-    count, from_stored, frontier, seen = 0, False, [node], set()
+class Chain(NamedTuple):
+    """What :func:`_chain` finds behind a value."""
+
+    ops: int  # pointwise ops of the value's size, the value's own included
+    from_reduction: bool  # the chain starts from a reduction (it joins that reduction's kernel)
+    from_input: bool  # ... or from a graph input (realized, it takes a kernel of its own)
+    float64: bool  # one of its ops computes in float64
+
+
+def _chain(node: torch.fx.Node, numel: int) -> Chain:
+    """The pointwise ops of ``numel`` elements that ``node`` is computed from, ``node`` included: what a large reader
+    recomputes an element when the chain is inlined, and where the chain starts.  The walk passes through views of
+    the same size and stops at anything else (a reduction, an input, a constant, a GEMM), at nodes already marked for
+    realization and at graph outputs, which Inductor stores anyway."""
+    count, from_reduction, from_input, float64, frontier, seen = 0, False, False, False, [node], set()
     while frontier:
         n = frontier.pop()
         if n in seen:
@@ -174,8 +186,10 @@ def _chain(node: torch.fx.Node, numel: int) -> tuple[int, bool]:
         stored = n is not node and (_torch_private.is_realized(n) or any(u.op == "output" for u in n.users))
         if not _is_pointwise(n) or _numel_hint(n) != numel or stored:
             source = _behind_views(n)
-            from_stored |= _is_reduction(source) or source.op == "placeholder"
+            from_reduction |= _is_reduction(source)
+            from_input |= source.op == "placeholder"
             continue
         count += 1
+        float64 |= n.meta["val"].dtype == torch.float64
         frontier.extend(n.all_input_nodes)
-    return count, from_stored
+    return Chain(count, from_reduction, from_input, float64)
