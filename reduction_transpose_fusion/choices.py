@@ -394,7 +394,7 @@ def launch_candidates(features, sites: list[Site], wide: bool, every_class: bool
     if every_class and not wide:
         return narrow_c_only(AUTOTUNE_CANDIDATES, cols)
     narrowest, widest, _, _ = _itemsizes(features, sites[0])
-    return autotune_candidates(narrowest, widest, wide, cols)
+    return autotune_candidates(narrowest, widest, cols, wide)
 
 
 def holds_copy(features, sites: list[Site]) -> bool:

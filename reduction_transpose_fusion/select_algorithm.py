@@ -63,8 +63,7 @@ def dtype_class(narrowest: int, widest: int) -> str:
     return "f32 to 16-bit" if narrowest == 2 else "f32"
 
 
-def autotune_candidates(narrowest: int, widest: int, wide: bool = False, cols: int = 0
-                        ) -> tuple[dict[str, int], ...]:
+def autotune_candidates(narrowest: int, widest: int, cols: int, wide: bool = False) -> tuple[dict[str, int], ...]:
     """The launch candidates of a kernel of that dtype class (:data:`CANDIDATES_BY_DTYPE`) over ``cols`` columns (C;
     its size hint), :data:`NARROW_TILE` only where C is at most :data:`NARROW_COLS`; ``wide`` (``max_autotune``):
     every candidate, :data:`MAX_AUTOTUNE_CANDIDATES`."""

@@ -637,8 +637,8 @@ class ReductionTransposeTritonScheduling(TritonScheduling):
     def codegen_node_schedule(self, kernel_features):
         """Stock's, but for a kernel holding a marked site, compiled with ``reduction_transpose_fusion_autotune`` on,
         static shapes, no expert launch override and a GPU: each of the launch candidates
-        (its dtype class's, :data:`..select_algorithm.CANDIDATES_BY_DTYPE`; ``MAX_AUTOTUNE_CANDIDATES`` under
-        ``max_autotune``)
+        (its dtype class's, :data:`..select_algorithm.CANDIDATES_BY_DTYPE`, the narrow-C tile only where C is narrow;
+        ``MAX_AUTOTUNE_CANDIDATES`` under ``max_autotune``)
         is generated, the baseline and those the cost model ranks first (all under ``max_autotune``;
         :meth:`_fastest`) are timed on random inputs by CUDA-graph replay (:mod:`..runtime.benchmarking`; Inductor's
         benchmarker where the capture fails), and the kernel is emitted with

@@ -16,15 +16,18 @@ chain.  The second case is the backward of a rowwise fp8 linear: its forward sav
 GEMM rescales re-derived the scale from it in float64 an element (the 8192x4096x14336 MLP step's weight-gradient
 rescale: 164 µs at 37% of the copy SOL on the H200, ``results/2026-12-05-h200-models-mlp-rowwise-14336-kernels.csv``).
 A float32 chain from an input stays inlined: its kernel, if memory-bound, would hide the recompute and still pay
-the launch (``x * exp(sin(w) * 2 + 1)``: one kernel inlined, two realized).  A node ``s`` is realized when all of these hold (thresholds :data:`BROADCAST_MIN_RATIO`,
-:data:`MIN_CHAIN_OPS`, :data:`MIN_RECOMPUTE_OPS`):
+the launch (``x * exp(sin(w) * 2 + 1)``: one kernel inlined, two realized).
+
+A node ``s`` is realized when all of these hold (thresholds :data:`BROADCAST_MIN_RATIO`, :data:`MIN_CHAIN_OPS`,
+:data:`MIN_RECOMPUTE_OPS`):
 
 * ``s`` is a pointwise op on the GPU with a float32 or float64 result of more than one element (a scalar is computed
   once a program already, not once an element; a bf16 or fp16 value would be rounded by the store where Inductor
   keeps it in float32);
-* its chain, the pointwise ops of its own size that it is computed from, holds at least ``MIN_CHAIN_OPS`` ops and
-  starts from a reduction (an amax, a sum), so the chain joins that reduction's kernel, or from a graph input
-  with a float64 op in the chain (a float64 division is a sequence of instructions an element);
+* its chain, the pointwise ops of its own size that it is computed from (through views of that size), holds at
+  least ``MIN_CHAIN_OPS`` ops and starts from a reduction (an amax, a sum), so the chain joins that reduction's
+  kernel, or from a graph input with a float64 op in the chain (a float64 division is a sequence of instructions
+  an element);
 * a pointwise op reads it, directly or through views, over at least ``BROADCAST_MIN_RATIO`` times its elements;
 * if its last op is a multiplication, every op that reads it is a multiplication or division: inlined, an addition
   reading it could contract with that multiplication into one FMA (Inductor lets the compiler contract), and the
@@ -180,14 +183,15 @@ def _chain(node: torch.fx.Node, numel: int) -> Chain:
         if n in seen:
             continue
         seen.add(n)
-        if n.op == "call_function" and n.target in VIEWS and _numel_hint(n) == numel:
+        stored = n is not node and (_torch_private.is_realized(n) or any(u.op == "output" for u in n.users))
+        if not stored and n.op == "call_function" and n.target in VIEWS and _numel_hint(n) == numel:
             frontier.extend(n.all_input_nodes)  # a view computes nothing (a column scale transposed for a rescale)
             continue
-        stored = n is not node and (_torch_private.is_realized(n) or any(u.op == "output" for u in n.users))
         if not _is_pointwise(n) or _numel_hint(n) != numel or stored:
             source = _behind_views(n)
             from_reduction |= _is_reduction(source)
-            from_input |= source.op == "placeholder"
+            # a tensor input (a SymInt placeholder of a dynamic size is no stored value)
+            from_input |= source.op == "placeholder" and isinstance(source.meta.get("val"), torch.Tensor)
             continue
         count += 1
         float64 |= n.meta["val"].dtype == torch.float64

@@ -177,14 +177,19 @@ def test_the_candidates_are_the_dtype_class_table(dtype, one_wave):
 
 
 @pytest.mark.parametrize("cols, narrow", [(NARROW_COLS, True), (NARROW_COLS + 1, False)])
-def test_the_narrow_tile_is_a_candidate_only_for_a_narrow_c(cols, narrow):
-    """The 32-column tile of one row tile a program is generated (and timed: every candidate is) where C is at most
-    NARROW_COLS, and not one column more."""
-    with decision_log() as log:
-        compile_site(StandInTimer(), shape=(4096, cols), reduction_transpose_fusion_timed_candidates=-1)
-    listed = {name: timed for name, timed, _ in _timed_line(log)}
-    assert (describe(NARROW_TILE) in listed) is narrow, listed
-    assert listed.get(describe(NARROW_TILE), narrow) is narrow
+@pytest.mark.parametrize("path", ["class table", "reductions alone", "max_autotune"])
+def test_the_narrow_tile_is_a_candidate_only_for_a_narrow_c(cols, narrow, path):
+    """The 32-column tile of one row tile a program is a candidate where C is at most NARROW_COLS and not one column
+    more, from the class table and from every class's (a reduction without its copy); max_autotune keeps it at any
+    C."""
+    from reduction_transpose_fusion import choices
+
+    alone = unittest.mock.patch.object(choices, "holds_copy", new=lambda features, sites: path != "reductions alone")
+    options = {"max_autotune": True} if path == "max_autotune" else {}
+    with decision_log() as log, alone:
+        compile_site(StandInTimer(), shape=(4096, cols), reduction_transpose_fusion_timed_candidates=-1, **options)
+    listed = [name for name, _, _ in _timed_line(log)]
+    assert (describe(NARROW_TILE) in listed) is (narrow or path == "max_autotune"), listed
 
 
 def test_dtype_classes():

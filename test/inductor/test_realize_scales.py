@@ -158,12 +158,47 @@ def _saved_amax_rescale(out: torch.Tensor, row_amax: torch.Tensor, col_amax: tor
     return (out.float() * (_pow2_scale(row_amax).reciprocal() * _pow2_scale(col_amax).reciprocal().t())).to(out.dtype)
 
 
-def test_a_float64_scale_from_a_saved_amax_is_realized_through_its_transpose():
+def test_a_float64_scale_from_a_saved_amax_is_realized():
     """The rowwise scale, derived in float64 from an amax that is a graph input (the backward's saved amax), is
-    realized in a kernel of its own, also where the reader sees it through a transpose."""
+    realized in a kernel of its own."""
     names = _realized(_saved_amax_rescale, ((8192, 4096), torch.bfloat16), ((8192, 1), torch.bfloat16),
                       ((4096, 1), torch.bfloat16))
     assert len(names) == 2 and all(n.startswith("reciprocal") for n in names), names
+
+
+def _transposed_mid_chain(out: torch.Tensor, col_amax: torch.Tensor) -> torch.Tensor:
+    """A column scale whose chain is transposed halfway, ``[C, 1]`` to ``[1, C]``, before its log2."""
+    scale = (FP8_MAX / col_amax.to(torch.float64).clamp(min=1e-12)).to(torch.float32).t()
+    return (out.float() * torch.exp2(torch.floor(torch.log2(scale))).reciprocal()).to(out.dtype)
+
+
+def _sliced_mid_chain(out: torch.Tensor, col_amax: torch.Tensor) -> torch.Tensor:
+    """The same chain from an amax twice as long, sliced to its first half halfway: a view of another size."""
+    scale = (FP8_MAX / col_amax.to(torch.float64).clamp(min=1e-12)).to(torch.float32)[:, : out.shape[1]]
+    return (out.float() * torch.exp2(torch.floor(torch.log2(scale))).reciprocal()).to(out.dtype)
+
+
+def test_the_chain_walk_passes_a_transpose_but_not_a_view_of_another_size():
+    """Behind a transpose of its own size the chain goes on to its float64 ops and the saved amax (realized);
+    behind a slice it ends at the slice, where only float32 ops are left (inlined)."""
+    transposed = _realized(_transposed_mid_chain, ((8192, 4096), torch.bfloat16), ((4096, 1), torch.bfloat16))
+    assert len(transposed) == 1 and transposed[0].startswith("reciprocal"), transposed
+    assert _realized(_sliced_mid_chain, ((8192, 4096), torch.bfloat16), ((1, 8192), torch.bfloat16)) == []
+
+
+def _size_divided(x: torch.Tensor, n: int) -> torch.Tensor:
+    """A float64 chain whose only graph input is a size, ``n`` (a SymInt placeholder when traced symbolically)."""
+    scale = (torch.arange(x.shape[1], dtype=torch.float64) / n + 1).to(torch.float32)
+    return x * torch.exp2(torch.floor(torch.log2(scale)))
+
+
+def test_a_size_is_no_stored_input():
+    """A dynamic size is a placeholder too; a chain fed by it and a constant does not start from a stored value."""
+    graph = make_fx(_size_divided, tracing_mode="symbolic")(torch.empty(64, 32), 7).graph
+    assert any(n.op == "placeholder" and not isinstance(n.meta.get("val"), torch.Tensor) for n in graph.nodes)
+    (exp2,) = [n for n in graph.nodes if n.target is torch.ops.aten.exp2.default]
+    chain = realize_scales._chain(exp2, 32)
+    assert chain.float64 and chain.ops >= 3 and not chain.from_input and not chain.from_reduction, chain
 
 
 @pytest.mark.slow
@@ -183,7 +218,10 @@ def test_scales_from_saved_amaxes_keep_every_bit(monkeypatch, decisions):
     stock_src = interpret.generate(_saved_amax_rescale, interpret.fake_inputs(*specs), reduction_transpose_fusion=False)
     (fused,) = interpret.run_on_cpu(fused_src, [out, row_amax, col_amax])
     (stock,) = interpret.run_on_cpu(stock_src, [out, row_amax, col_amax])
-    reference = _saved_amax_rescale(out.double(), row_amax.double(), col_amax.double()).to(fused.dtype)
+    # float64 throughout: the scales are powers of two, so float32 and float64 give the same product
+    row_scale = torch.exp2(torch.floor(torch.log2(FP8_MAX / row_amax.double().clamp(min=1e-12))))
+    col_scale = torch.exp2(torch.floor(torch.log2(FP8_MAX / col_amax.double().clamp(min=1e-12))))
+    reference = (out.double() / (row_scale * col_scale.t())).to(fused.dtype)
     assert torch.equal(families.bits(fused), families.bits(stock))
     assert torch.equal(families.bits(fused), families.bits(reference))
 
