@@ -113,8 +113,9 @@ ENTRIES = (
         "Time the cost model's first K launch candidates beside the baseline (-1: every one).",
     ),
     # On by default: with the fusion on, a small float value computed from a reduction (an fp8 cast's row or column
-    # scale), or in float64 from a graph input (a rowwise backward's scale from its saved amax), is stored once rather than recomputed by every element of the large op that broadcasts it
-    # (fx_passes/realize_scales.py; the rowwise fp8 casts were bound by that arithmetic on the H200).  The scale's
+    # scale), or in float64 from a graph input (a rowwise backward's scale from its saved amax), is stored once
+    # rather than recomputed by every element of the large op that broadcasts it (fx_passes/realize_scales.py; the
+    # rowwise fp8 casts were bound by that arithmetic on the H200).  The scale's
     # bits stay stock's; an intermediate Inductor then stores differently can round differently (the module's
     # docstring).  False leaves Inductor's inlining as stock has it.
     Entry(
