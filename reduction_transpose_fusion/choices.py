@@ -37,8 +37,8 @@ from .fx_passes.reduction_transpose import (FLAGGED_DTYPES, META_KEY, VECTOR_MUL
 from .fx_passes import profitability
 from .runtime.triton_heuristics import (MAX_RSPLIT, LaunchConfig, WorkspaceBoundError, changed_overrides, column_tile,
                                         even_rsplit, heavy_kernel, launch_config, wide_fp8_cast)
-from .select_algorithm import (AUTOTUNE_CANDIDATES, STOCK_LAUNCH, autotune_candidates, candidate_override,
-                               narrow_c_only, prediction_wanted, record_prediction)
+from .select_algorithm import (STOCK_LAUNCH, autotune_candidates, candidate_override, prediction_wanted,
+                               record_prediction)
 from .scheduler import origins, sites_in
 
 log = logging.getLogger(__name__)
@@ -389,12 +389,10 @@ def launch_candidates(features, sites: list[Site], wide: bool, every_class: bool
     """The launch candidates of the fused kernel of ``features`` (holding ``sites``): its dtype class's
     (:data:`.select_algorithm.CANDIDATES_BY_DTYPE`, from the element sizes of its full-size buffers), every class's
     (``AUTOTUNE_CANDIDATES``) where ``every_class``, every one where ``wide`` (``max_autotune``); the narrow-C tile
-    only where C is narrow (:func:`.select_algorithm.narrow_c_only`) but under ``max_autotune``."""
-    cols = V.graph.sizevars.optimization_hint(features.numel)
-    if every_class and not wide:
-        return narrow_c_only(AUTOTUNE_CANDIDATES, cols)
+    only where C is narrow but under ``max_autotune`` (:func:`.select_algorithm.autotune_candidates`)."""
     narrowest, widest, _, _ = _itemsizes(features, sites[0])
-    return autotune_candidates(narrowest, widest, cols, wide)
+    cols = V.graph.sizevars.optimization_hint(features.numel)
+    return autotune_candidates(narrowest, widest, cols, wide, every_class)
 
 
 def holds_copy(features, sites: list[Site]) -> bool:

@@ -63,13 +63,16 @@ def dtype_class(narrowest: int, widest: int) -> str:
     return "f32 to 16-bit" if narrowest == 2 else "f32"
 
 
-def autotune_candidates(narrowest: int, widest: int, cols: int, wide: bool = False) -> tuple[dict[str, int], ...]:
-    """The launch candidates of a kernel of that dtype class (:data:`CANDIDATES_BY_DTYPE`) over ``cols`` columns (C;
-    its size hint), :data:`NARROW_TILE` only where C is at most :data:`NARROW_COLS`; ``wide`` (``max_autotune``):
-    every candidate, :data:`MAX_AUTOTUNE_CANDIDATES`."""
+def autotune_candidates(narrowest: int, widest: int, cols: int, wide: bool = False, every_class: bool = False
+                        ) -> tuple[dict[str, int], ...]:
+    """The launch candidates of a kernel of that dtype class (:data:`CANDIDATES_BY_DTYPE`), every class's
+    (:data:`AUTOTUNE_CANDIDATES`) where ``every_class``, over ``cols`` columns (C; its size hint): :data:`NARROW_TILE`
+    only where C is at most :data:`NARROW_COLS`; ``wide`` (``max_autotune``): every candidate at any C,
+    :data:`MAX_AUTOTUNE_CANDIDATES`."""
     if wide:
         return MAX_AUTOTUNE_CANDIDATES
-    return narrow_c_only(CANDIDATES_BY_DTYPE[dtype_class(narrowest, widest)], cols)
+    table = AUTOTUNE_CANDIDATES if every_class else CANDIDATES_BY_DTYPE[dtype_class(narrowest, widest)]
+    return narrow_c_only(table, cols)
 
 
 def narrow_c_only(candidates: tuple[dict[str, int], ...], cols: int) -> tuple[dict[str, int], ...]:
