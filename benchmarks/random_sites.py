@@ -103,6 +103,10 @@ TIMED_ITEM = re.compile(r"^(?P<name>.+?) (?:(?P<us>[\d.]+|inf) us|not timed)(?: 
 DEFAULT_CANDIDATES = tuple(map(describe, AUTOTUNE_CANDIDATES))
 
 
+# what the decision log says of a kernel of Inductor's own that the package tunes (codegen/triton.py)
+COORDINATE_DESCENT = "tuned by coordinate descent"
+
+
 def candidate_timings(decisions: str) -> list[tuple[str, list[tuple[str, float | None, float | None]]]]:
     """[(reduction names, [(candidate, µs or None if not timed, the model's µs or None), ...]), ...] for each kernel
     whose candidates a site's decision log (its lines joined by " | ") lists."""
@@ -227,8 +231,10 @@ def measure(site: dict, variants: list[str]) -> dict[str, Any]:
 
 
 def left_to_stock(decisions) -> bool:
-    """True if the decision log of a site's compile (its lines joined by " | ") fused nothing: its code is stock's."""
-    return steps.fused_sites(str(decisions).split(" | ")) == 0
+    """True if the decision log of a site's compile (its lines joined by " | ") fused nothing and tuned none of
+    Inductor's own kernels (``scheduler.tuned_by_coordinate_descent``): its code is stock's."""
+    lines = str(decisions).split(" | ")
+    return steps.fused_sites(lines) == 0 and not any(COORDINATE_DESCENT in line for line in lines)
 
 
 def loses(speedup: float, noise_pct: float) -> bool:

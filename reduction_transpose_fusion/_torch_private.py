@@ -84,6 +84,8 @@ makes a block-and-scalar mask uint32; ``reduction_transpose_fusion_testing.inter
 |   mark module's ``get_args()`` / ``call(args)``,          |                                                           |
 |   ``torch._C._cuda_getDeviceCount``, ``metrics.generated_`` |
 |   ``kernel_count``, ``GraphLowering.workspace_id``       |   :func:`time_kernel_source`, :func:`real_gpu_present`    |
+| ``dependencies.py`` ``MemoryDep`` (``index``,           | where a scheduler node's loads and stores run contiguous; |
+|   ``var_names``) of ``read_writes``                      |   see :func:`innermost_strides`                           |
 | ``runtime/triton_heuristics.py`` ``CachingAutotuner``    | stock's own launch timed at each of its configs, not at   |
 |   ``.configs`` / ``.launchers`` / ``.precompile()``      |   its first call's pick; see :func:`_each_config`         |
 
@@ -167,6 +169,7 @@ __all__ = [
     "has_size_hint",
     "install_choices",
     "is_multiple",
+    "innermost_strides",
     "keep_out_of_index_inversion",
     "size_hint",
     "stock_reduction_split_factor",
@@ -575,6 +578,27 @@ def keep_out_of_index_inversion(keep_out: Callable[[Any], bool]) -> None:
 
     shared_data_after_inverting_indexing._rtf_wrapped = True  # type: ignore[attr-defined]
     Scheduler.shared_data_after_inverting_indexing = shared_data_after_inverting_indexing  # type: ignore[method-assign]
+
+
+def innermost_strides(node) -> tuple[set[int], set[int]]:
+    """The element strides of a ``SchedulerNode``'s full-size reads and of its full-size writes along the innermost
+    of their loop variables, as Inductor's dependency analysis indexes them (``read_writes``' ``MemoryDep``s, whose
+    ``size`` spans all of the node's loops; a ``MemoryDep`` keeps only the variables its index uses, so a broadcast
+    operand, such as a bias or a column scale, is left out, as is an index whose stride is not a number)."""
+    from torch._inductor.dependencies import MemoryDep
+
+    numel = sympy.Mul(*itertools.chain(*node.get_ranges()))
+
+    def strides(deps) -> set[int]:
+        out = set()
+        for dep in deps:
+            if isinstance(dep, MemoryDep) and dep.var_names and sympy.Mul(*dep.size) == numel:
+                stride = sympy.diff(dep.index, dep.var_names[-1])
+                if stride.is_Integer:
+                    out.add(int(stride))
+        return out
+
+    return strides(node.read_writes.reads), strides(node.read_writes.writes)
 
 
 def take_post_loop_code(kernel: TritonKernel) -> tuple[IndentedBuffer, IndentedBuffer]:

@@ -5,6 +5,8 @@ Each takes CPU or CUDA tensors and returns a tuple; which outputs are transposed
 
 from __future__ import annotations
 
+import torch
+
 
 def reads_its_own_sum(x):
     """A sum that a later loop over ``x`` reads (``x * s``): the fused kernel keeps Inductor's grid-barrier finish."""
@@ -95,3 +97,18 @@ def values_past_fp8(shape, dtype, fp8, seed, device="cpu"):
                             float("nan"), 0.0, -0.0, 1e-30], dtype=torch.float64)
     x.view(-1)[torch.randperm(x.numel(), generator=gen)[: special.numel()]] = special
     return x.to(dtype).to(device)
+
+
+# Inductor's own reductions that store a tensor transposed, which no site holds (scheduler.tuned_by_coordinate_descent)
+def row_amax_and_transposed_cast(x, scale):
+    """The row amax of ``x [N, C]`` and ``x`` scaled per column, cast to fp8 e4m3 and transposed: Inductor fuses the
+    transposed copy into the row reduction's kernel."""
+    return x.float().abs().amax(1, keepdim=True), (x.float() * scale).to(torch.float8_e4m3fn).t().contiguous()
+
+
+def column_scaled_transposed_cast(x):
+    """torchao's rowwise weight-gradient operand: per-column scales from a column amax, the fp8 cast transposed
+    (the cast reads the amax, so no site holds the two; Inductor's one kernel has two loops where it does not split
+    the amax)."""
+    amax = x.abs().amax(0, keepdim=True).float().clamp(min=1e-12)
+    return (x.float() * (448.0 / amax)).to(torch.float8_e4m3fn).t().contiguous()

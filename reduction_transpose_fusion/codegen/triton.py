@@ -369,7 +369,14 @@ class ReductionTransposeTritonKernel(TritonKernel):
         return RowTileGrid if self.row_tile_grid else super()._get_grid_type()
 
     def codegen_kernel(self, name=None):
-        src = super().codegen_kernel(name)
+        from ..scheduler import tuned_by_coordinate_descent  # scheduler imports fx_passes, which import this module
+
+        tuned = tuned_by_coordinate_descent(self.features.scheduler_nodes())
+        if tuned:
+            log.info("%s: Inductor's own reduction stores transposed: tuned by coordinate descent at its first call",
+                     name or "kernel")
+        with inductor_config.patch(coordinate_descent_tuning=True) if tuned else contextlib.nullcontext():
+            src = super().codegen_kernel(name)
         if self.ordinary_launch:
             src = _torch_private.drop_cooperative_launch(src)
         if self.int32_sizes and self.index_dtype == "tl.int32":

@@ -13,7 +13,9 @@ import pytest
 import torch
 
 from reduction_transpose_fusion_testing import families
-from reduction_transpose_fusion_testing.edge_cases import reads_its_own_sum, to_fp8_saturated, values_past_fp8
+from reduction_transpose_fusion_testing.edge_cases import (column_scaled_transposed_cast, reads_its_own_sum,
+                                                           row_amax_and_transposed_cast, to_fp8_saturated,
+                                                           values_past_fp8)
 
 pytestmark = pytest.mark.gpu
 
@@ -284,3 +286,27 @@ def test_fp8_casts_without_their_clamps_keep_stock_bits(fp8, dtype):
     _, got, _ = compile_and_run(fn, (x, s), {"reduction_transpose_fusion": True})
     for w, g in zip(want, got):
         assert torch.equal(w.view(torch.uint8), g.view(torch.uint8)), f"seed {seed}"
+
+
+def test_reductions_that_store_transposed_are_tuned_and_keep_their_bits(decisions):
+    """Inductor's own reduction kernels that store a tensor transposed, tuned by coordinate descent at their first
+    call (``scheduler.tuned_by_coordinate_descent``): a row amax beside a transposed fp8 copy, and torchao's rowwise
+    transposed cast (a column amax that the cast reads, one two-loop kernel).  The amax equals a float64 reference's
+    (a max is exact), and the fp8 bytes equal stock's, on fresh random data; a second call of the tuned graph gives
+    the same bytes."""
+    seed = torch.seed() % 2**31
+    generator = torch.Generator(device="cuda").manual_seed(seed)
+    x = torch.randn(8192, 6144, device="cuda", dtype=torch.bfloat16, generator=generator)
+    scale = torch.rand(1, 6144, device="cuda", generator=generator) + 0.5
+    for fn, inputs in ((row_amax_and_transposed_cast, (x, scale)), (column_scaled_transposed_cast, (x,))):
+        decisions.clear()
+        _, want, _ = compile_and_run(fn, inputs, STOCK)
+        tuned, got, _ = compile_and_run(fn, inputs, {"reduction_transpose_fusion": True})
+        assert any("tuned by coordinate descent" in line for line in decisions), (fn.__name__, decisions)
+        want, got, again = map(lambda out: out if isinstance(out, tuple) else (out,), (want, got, tuned(*inputs)))
+        for w, g, a in zip(want, got, again):
+            if w.dtype == torch.float8_e4m3fn:
+                assert torch.equal(w.view(torch.uint8), g.view(torch.uint8)), f"{fn.__name__}: seed {seed}"
+                assert torch.equal(g.view(torch.uint8), a.view(torch.uint8)), f"{fn.__name__}: rerun, seed {seed}"
+            else:
+                assert torch.equal(g, x.double().abs().amax(1, keepdim=True).float()), f"seed {seed}"

@@ -1,0 +1,88 @@
+"""scheduler.tuned_by_coordinate_descent: Inductor's own reduction kernels that store a tensor transposed, and only
+those, are compiled with Inductor's coordinate descent on (their ``inductor_meta``), while the fusion is on.
+
+The workloads: a row amax beside a transposed fp8 copy of the same tensor (torchao's rowwise cast, whose transposed
+copy Inductor fuses into the row reduction's kernel), and torchao's rowwise transposed cast (a column amax read by the
+transposed copy: one two-loop kernel of Inductor's), against a marked site (its own launch, timed by the package), a
+row reduction that stores nothing transposed, and a transposed copy beside no reduction.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import torch
+import torch._inductor.config as inductor_config
+
+from reduction_transpose_fusion_testing import families, interpret
+from reduction_transpose_fusion_testing.edge_cases import column_scaled_transposed_cast, row_amax_and_transposed_cast
+
+FP8 = torch.float8_e4m3fn
+ON = {"reduction_transpose_fusion": True}
+TUNED = "'coordinate_descent_tuning': True"
+
+
+def row_sum_and_row_major_cast(x: torch.Tensor):
+    return x.float().sum(1), (x.float() * 2).to(FP8)
+
+
+def transposed_cast(x: torch.Tensor):
+    return (x.float() * 2).to(FP8).t().contiguous()
+
+
+def tuned_kernels(fn, specs, **options) -> dict[str, bool]:
+    """{kernel name: compiled with coordinate descent} of ``fn``'s output module on the fake H200."""
+    src = interpret.generate(fn, interpret.fake_inputs(*specs), **options)
+    metas = re.findall(r"^\s*inductor_meta=(.*'kernel_name': '(\w+)'.*)$", src, re.M)
+    assert metas, "no kernel found in the output module"
+    return {name: TUNED in meta for meta, name in metas}
+
+
+ROW_AMAX = (row_amax_and_transposed_cast, (((4096, 2048), torch.bfloat16), ((1, 2048), torch.float32)))
+
+
+def test_a_row_reduction_that_stores_transposed_is_tuned(decisions):
+    tuned = tuned_kernels(*ROW_AMAX, **ON)
+    reductions = [name for name in tuned if name.startswith("triton_red")]
+    assert reductions and all(tuned[name] for name in reductions), tuned
+    assert not any(tuned[name] for name in tuned if name not in reductions), tuned
+    assert any("tuned by coordinate descent" in line for line in decisions), decisions
+
+
+def test_a_two_loop_column_reduction_that_stores_transposed_is_tuned():
+    """At C = 16384 Inductor does not split the column amax, and fuses the transposed cast into a second loop of
+    the same kernel, which the package leaves unmarked (the cast reads the amax)."""
+    tuned = tuned_kernels(column_scaled_transposed_cast, (((2048, 16384), torch.bfloat16),), **ON)
+    assert len(tuned) == 1 and all(tuned.values()), tuned
+
+
+@pytest.mark.parametrize("fn,specs", [
+    (row_sum_and_row_major_cast, (((4096, 2048), torch.bfloat16),)),
+    (transposed_cast, (((4096, 2048), torch.bfloat16),)),
+], ids=["row-reduction-no-transposed-store", "transposed-copy-no-reduction"])
+def test_kernels_that_do_not_reduce_and_store_transposed_are_not_tuned(fn, specs):
+    tuned = tuned_kernels(fn, specs, **ON)
+    assert not any(tuned.values()), tuned
+
+
+def test_a_marked_site_keeps_the_packages_launch_untuned(decisions):
+    tuned = tuned_kernels(families.f1_t, (((4096, 1024), torch.bfloat16),), **ON)
+    assert any(line.startswith("fused ") for line in decisions), decisions
+    assert not any(tuned.values()), tuned
+
+
+@pytest.mark.parametrize("options", [
+    {"reduction_transpose_fusion": False},
+    ON | {"reduction_transpose_fusion_autotune": False},
+    ON | {"deterministic": True},
+], ids=["fusion-off", "autotune-off", "inductor-deterministic"])
+def test_nothing_is_tuned_with_the_fusion_or_autotuning_off(options):
+    assert not any(tuned_kernels(*ROW_AMAX, **options).values())
+
+
+def test_inductors_own_switch_still_tunes_every_kernel():
+    """The package only adds kernels; ``coordinate_descent_tuning=True`` (``mode="max-autotune"``) keeps its meaning."""
+    tuned = tuned_kernels(transposed_cast, (((4096, 2048), torch.bfloat16),), **ON, coordinate_descent_tuning=True)
+    assert all(tuned.values()), tuned
+    assert inductor_config.coordinate_descent_tuning is False  # the patch is undone
