@@ -85,7 +85,7 @@ makes a block-and-scalar mask uint32; ``reduction_transpose_fusion_testing.inter
 |   ``torch._C._cuda_getDeviceCount``, ``metrics.generated_`` |
 |   ``kernel_count``, ``GraphLowering.workspace_id``       |   :func:`time_kernel_source`, :func:`real_gpu_present`    |
 | ``dependencies.py`` ``MemoryDep`` (``index``,           | where a scheduler node's loads and stores run contiguous; |
-|   ``var_names``) of ``read_writes``                      |   see :func:`innermost_strides`                           |
+|   ``var_names``, ``size``) of ``read_writes``            |   see :func:`contiguous_runs`                             |
 | ``runtime/triton_heuristics.py`` ``CachingAutotuner``    | stock's own launch timed at each of its configs, not at   |
 |   ``.configs`` / ``.launchers`` / ``.precompile()``      |   its first call's pick; see :func:`_each_config`         |
 
@@ -169,7 +169,7 @@ __all__ = [
     "has_size_hint",
     "install_choices",
     "is_multiple",
-    "innermost_strides",
+    "contiguous_runs",
     "keep_out_of_index_inversion",
     "size_hint",
     "stock_reduction_split_factor",
@@ -580,25 +580,37 @@ def keep_out_of_index_inversion(keep_out: Callable[[Any], bool]) -> None:
     Scheduler.shared_data_after_inverting_indexing = shared_data_after_inverting_indexing  # type: ignore[method-assign]
 
 
-def innermost_strides(node) -> tuple[set[int], set[int]]:
-    """The element strides of a ``SchedulerNode``'s full-size reads and of its full-size writes along the innermost
-    of their loop variables, as Inductor's dependency analysis indexes them (``read_writes``' ``MemoryDep``s, whose
-    ``size`` spans all of the node's loops; a ``MemoryDep`` keeps only the variables its index uses, so a broadcast
-    operand, such as a bias or a column scale, is left out, as is an index whose stride is not a number)."""
+def contiguous_runs(node) -> tuple[set[str], set[str]]:
+    """Where a ``SchedulerNode``'s full-size reads, and its full-size writes, run contiguous: ``"innermost"`` for a
+    stride of one element along the innermost of its loops, ``"other"`` for one along another loop only; a read or
+    write with no unit stride (a flip, a strided slice, an index Inductor wraps in a ``Where``) adds nothing.
+
+    From Inductor's dependency analysis (``read_writes``' ``MemoryDep``s): a dep is full-size where its ``size`` spans
+    all of the node's loops (a broadcast operand, such as a bias or a column scale, is left out); a dep keeps only
+    the loop variables its index uses, merged where they run contiguous, so its last variable is the node's innermost
+    loop.  A stride that is a symbol (a dynamic size) is not one."""
     from torch._inductor.dependencies import MemoryDep
 
     numel = sympy.Mul(*itertools.chain(*node.get_ranges()))
 
-    def strides(deps) -> set[int]:
+    def unit_stride(index, var) -> bool:
+        try:
+            return sympy.diff(index, var) == 1
+        except Exception:  # noqa: BLE001 - sympy cannot differentiate every index Inductor writes (a Where)
+            return False
+
+    def runs(deps) -> set[str]:
         out = set()
         for dep in deps:
-            if isinstance(dep, MemoryDep) and dep.var_names and sympy.Mul(*dep.size) == numel:
-                stride = sympy.diff(dep.index, dep.var_names[-1])
-                if stride.is_Integer:
-                    out.add(int(stride))
+            if not (isinstance(dep, MemoryDep) and dep.var_names and sympy.Mul(*dep.size) == numel):
+                continue
+            if unit_stride(dep.index, dep.var_names[-1]):
+                out.add("innermost")
+            elif any(unit_stride(dep.index, var) for var in dep.var_names[:-1]):
+                out.add("other")
         return out
 
-    return strides(node.read_writes.reads), strides(node.read_writes.writes)
+    return runs(node.read_writes.reads), runs(node.read_writes.writes)
 
 
 def take_post_loop_code(kernel: TritonKernel) -> tuple[IndentedBuffer, IndentedBuffer]:

@@ -45,8 +45,7 @@ def test_the_summary_counts_fused_losses_apart_from_sites_left_to_stock():
 
 
 def test_a_site_with_a_kernel_tuned_by_coordinate_descent_is_not_stocks_code():
-    tuned = ("triton_red_fused_amax_0: Inductor's own reduction stores transposed: tuned by coordinate descent at its "
-             "first call")
+    tuned = "amax_1: Inductor's own reduction stores transposed: tuned by coordinate descent at its first call"
     assert random_sites.left_to_stock("skip clone + sum_1: gate")
     assert not random_sites.left_to_stock(f"skip clone + sum_1: gate | {tuned}")
 

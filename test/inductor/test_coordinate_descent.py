@@ -31,6 +31,26 @@ def transposed_cast(x: torch.Tensor):
     return (x.float() * 2).to(FP8).t().contiguous()
 
 
+def flipped(x: torch.Tensor):
+    y = x.flip(1).float() * 2  # loads at a stride of -1, stores contiguous: no transposed store
+    return y.sum(1), y
+
+
+def strided(x: torch.Tensor):
+    y = x[:, ::2].float() * 2  # loads at a stride of 2
+    return y.amax(1), y
+
+
+def shifted_columns(x: torch.Tensor):
+    idx = torch.arange(x.shape[1], device=x.device) - 1  # Inductor wraps the negative index in a Where
+    y = x[:, idx].float() * 2
+    return y.sum(1), y
+
+
+def last_dim_sum_and_transpose_3d(x: torch.Tensor):
+    return x.float().sum(-1), x.transpose(1, 2).contiguous()
+
+
 def tuned_kernels(fn, specs, **options) -> dict[str, bool]:
     """{kernel name: compiled with coordinate descent} of ``fn``'s output module on the fake H200."""
     src = interpret.generate(fn, interpret.fake_inputs(*specs), **options)
@@ -50,6 +70,15 @@ def test_a_row_reduction_that_stores_transposed_is_tuned(decisions):
     assert any("tuned by coordinate descent" in line for line in decisions), decisions
 
 
+@pytest.mark.parametrize("fn,specs,dynamic", [
+    (row_amax_and_transposed_cast, ROW_AMAX[1], (0,)),
+    (last_dim_sum_and_transpose_3d, (((8, 256, 512), torch.bfloat16),), ()),
+], ids=["dynamic-rows", "3d-transpose"])
+def test_a_transposed_store_is_found_in_any_loop_order_and_with_dynamic_sizes(fn, specs, dynamic):
+    src = interpret.generate(fn, interpret.fake_inputs(*specs, dynamic=dynamic), **ON)
+    assert src.count(TUNED) == 1, src
+
+
 def test_a_two_loop_column_reduction_that_stores_transposed_is_tuned():
     """At C = 16384 Inductor does not split the column amax, and fuses the transposed cast into a second loop of
     the same kernel, which the package leaves unmarked (the cast reads the amax)."""
@@ -60,7 +89,11 @@ def test_a_two_loop_column_reduction_that_stores_transposed_is_tuned():
 @pytest.mark.parametrize("fn,specs", [
     (row_sum_and_row_major_cast, (((4096, 2048), torch.bfloat16),)),
     (transposed_cast, (((4096, 2048), torch.bfloat16),)),
-], ids=["row-reduction-no-transposed-store", "transposed-copy-no-reduction"])
+    (flipped, (((1024, 512), torch.bfloat16),)),
+    (strided, (((1024, 512), torch.bfloat16),)),
+    (shifted_columns, (((1024, 512), torch.bfloat16),)),
+], ids=["row-reduction-no-transposed-store", "transposed-copy-no-reduction", "flip", "strided-slice",
+        "index-in-a-where"])
 def test_kernels_that_do_not_reduce_and_store_transposed_are_not_tuned(fn, specs):
     tuned = tuned_kernels(fn, specs, **ON)
     assert not any(tuned.values()), tuned
