@@ -72,8 +72,6 @@ def two_copies_no_partner(x, y):
 def to_fp8_saturated(fp8, lower=None, upper=None):
     """torchao 0.18's cast, ``(x * s).clamp(lower, upper).to(fp8)``, and its transposed copy; the bounds default to
     the format's largest finite value ``±M`` (448 for e4m3fn, 57344 for e5m2), torchao's."""
-    import torch
-
     largest = torch.finfo(fp8).max
     lower = -largest if lower is None else lower
     upper = largest if upper is None else upper
@@ -88,8 +86,6 @@ def to_fp8_saturated(fp8, lower=None, upper=None):
 def values_past_fp8(shape, dtype, fp8, seed, device="cpu"):
     """Random values of ``dtype`` across and past the range of ``fp8`` (``randn * 0.7 M``: about 15% past ``±M``),
     with ±inf, NaN, ±0, a tiny value and values at and just past ``±M`` at random places."""
-    import torch
-
     gen = torch.Generator().manual_seed(seed)
     m = torch.finfo(fp8).max
     x = torch.randn(shape, generator=gen, dtype=torch.float64) * m * 0.7
@@ -105,10 +101,3 @@ def row_amax_and_transposed_cast(x, scale):
     transposed copy into the row reduction's kernel."""
     return x.float().abs().amax(1, keepdim=True), (x.float() * scale).to(torch.float8_e4m3fn).t().contiguous()
 
-
-def column_scaled_transposed_cast(x):
-    """torchao's rowwise weight-gradient operand: per-column scales from a column amax, the fp8 cast transposed
-    (the cast reads the amax, so no site holds the two; Inductor's one kernel has two loops where it does not split
-    the amax)."""
-    amax = x.abs().amax(0, keepdim=True).float().clamp(min=1e-12)
-    return (x.float() * (448.0 / amax)).to(torch.float8_e4m3fn).t().contiguous()

@@ -2,9 +2,9 @@
 those, are compiled with Inductor's coordinate descent on (their ``inductor_meta``), while the fusion is on.
 
 The workloads: a row amax beside a transposed fp8 copy of the same tensor (torchao's rowwise cast, whose transposed
-copy Inductor fuses into the row reduction's kernel), and torchao's rowwise transposed cast (a column amax read by the
-transposed copy: one two-loop kernel of Inductor's), against a marked site (its own launch, timed by the package), a
-row reduction that stores nothing transposed, and a transposed copy beside no reduction.
+copy Inductor fuses into the row reduction's kernel), and torchao's rowwise transposed cast (F5-rowwise: a column
+amax read by the transposed copy, one two-loop kernel of Inductor's), against a marked site (its own launch, timed by
+the package), a row reduction that stores nothing transposed, and a transposed copy beside no reduction.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import torch
 import torch._inductor.config as inductor_config
 
 from reduction_transpose_fusion_testing import families, interpret
-from reduction_transpose_fusion_testing.edge_cases import column_scaled_transposed_cast, row_amax_and_transposed_cast
+from reduction_transpose_fusion_testing.edge_cases import row_amax_and_transposed_cast
 
 FP8 = torch.float8_e4m3fn
 ON = {"reduction_transpose_fusion": True}
@@ -82,7 +82,7 @@ def test_a_transposed_store_is_found_in_any_loop_order_and_with_dynamic_sizes(fn
 def test_a_two_loop_column_reduction_that_stores_transposed_is_tuned():
     """At C = 16384 Inductor does not split the column amax, and fuses the transposed cast into a second loop of
     the same kernel, which the package leaves unmarked (the cast reads the amax)."""
-    tuned = tuned_kernels(column_scaled_transposed_cast, (((2048, 16384), torch.bfloat16),), **ON)
+    tuned = tuned_kernels(families.f5_rowwise, (((2048, 16384), torch.bfloat16),), **ON)
     assert len(tuned) == 1 and all(tuned.values()), tuned
 
 
