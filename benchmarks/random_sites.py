@@ -51,6 +51,7 @@ from tqdm import tqdm  # noqa: E402
 import reduction_transpose_fusion  # noqa: E402,F401
 from benchmarks import harness, steps  # noqa: E402
 from benchmarks.run import provenance  # noqa: E402
+from reduction_transpose_fusion.scheduler import TUNED_LOG  # noqa: E402
 from reduction_transpose_fusion.select_algorithm import AUTOTUNE_CANDIDATES, describe  # noqa: E402
 from reduction_transpose_fusion_testing import families  # noqa: E402
 from reduction_transpose_fusion_testing.logs import decision_log  # noqa: E402
@@ -101,10 +102,6 @@ TIMED_LINE = re.compile(r"(?P<names>[\w, ]+): launch candidates timed at compile
 TIMED_ITEM = re.compile(r"^(?P<name>.+?) (?:(?P<us>[\d.]+|inf) us|not timed)(?: \(model (?P<model>[\d.]+|inf)\))?$")
 # the default candidates' names as logged
 DEFAULT_CANDIDATES = tuple(map(describe, AUTOTUNE_CANDIDATES))
-
-
-# what the decision log says of a kernel of Inductor's own that the package tunes (codegen/triton.py)
-COORDINATE_DESCENT = "tuned by coordinate descent"
 
 
 def candidate_timings(decisions: str) -> list[tuple[str, list[tuple[str, float | None, float | None]]]]:
@@ -234,7 +231,7 @@ def left_to_stock(decisions) -> bool:
     """True if the decision log of a site's compile (its lines joined by " | ") fused nothing and tuned none of
     Inductor's own kernels (``scheduler.tuned_by_coordinate_descent``): its code is stock's."""
     lines = str(decisions).split(" | ")
-    return steps.fused_sites(lines) == 0 and not any(COORDINATE_DESCENT in line for line in lines)
+    return steps.fused_sites(lines) == 0 and not any(TUNED_LOG in line for line in lines)
 
 
 def loses(speedup: float, noise_pct: float) -> bool:

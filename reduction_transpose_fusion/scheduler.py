@@ -58,6 +58,11 @@ def keeps_its_loops(node) -> bool:
     return any(COPY_META_KEY in o.meta for n in node.get_nodes() for o in origins(n))
 
 
+# what the decision log says of a kernel that tuned_by_coordinate_descent picks (codegen/triton.py writes it; the
+# random-site harness reads it)
+TUNED_LOG = "tuned by coordinate descent"
+
+
 def tuned_by_coordinate_descent(nodes: Iterable) -> bool:
     """True for a kernel of ``nodes`` (its ``SchedulerNode``s) that is one of Inductor's own reductions, holding no
     marked site, and stores a tensor transposed (:func:`_stores_transposed`), while the fusion and ``config.autotune``

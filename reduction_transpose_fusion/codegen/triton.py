@@ -369,14 +369,15 @@ class ReductionTransposeTritonKernel(TritonKernel):
         return RowTileGrid if self.row_tile_grid else super()._get_grid_type()
 
     def codegen_kernel(self, name=None):
-        from ..scheduler import origins, tuned_by_coordinate_descent  # scheduler imports fx_passes, which import this
+        # scheduler imports fx_passes, which import this module
+        from ..scheduler import TUNED_LOG, origins, tuned_by_coordinate_descent
 
         nodes = self.features.scheduler_nodes()
         tuned = tuned_by_coordinate_descent(nodes)
         if tuned:
             reductions = sorted({o.name for n in nodes if n.is_reduction() for o in origins(n)})
-            log.info("%s: Inductor's own reduction stores transposed: tuned by coordinate descent at its first call",
-                     ", ".join(reductions) or "a reduction")
+            log.info("%s: Inductor's own reduction stores transposed: %s at its first call",
+                     ", ".join(reductions) or "a reduction", TUNED_LOG)
         with inductor_config.patch(coordinate_descent_tuning=True) if tuned else contextlib.nullcontext():
             src = super().codegen_kernel(name)
         if self.ordinary_launch:
