@@ -234,6 +234,15 @@ def left_to_stock(decisions) -> bool:
     return steps.fused_sites(lines) == 0 and not any(TUNED_LOG in line for line in lines)
 
 
+def loss_kind(decisions) -> str:
+    """What a site's compile did, from its decision log (lines joined by " | "): "fused" (a marked site fused),
+    "tuned" (none fused, but one of Inductor's own kernels tuned by coordinate descent) or "stock" (stock's code)."""
+    lines = str(decisions).split(" | ")
+    if steps.fused_sites(lines):
+        return "fused"
+    return "stock" if left_to_stock(decisions) else "tuned"
+
+
 def loses(speedup: float, noise_pct: float) -> bool:
     """True if fused is slower than stock by more than :data:`LOSS_MARGIN` plus the measured noise."""
     return speedup < 1 / (1 + LOSS_MARGIN + noise_pct / 100)
@@ -281,10 +290,11 @@ def summarize(frame: pd.DataFrame, variants: list[str]) -> str:
         s = frame[col].dropna()
         worst = frame.loc[s.idxmin()]
         lost = frame[frame[f"loses_{name}"].astype(bool)]
-        as_stock = sum(map(left_to_stock, lost[f"decisions_{name}"]))  # an empty Series would sum to ''
+        kinds = [loss_kind(d) for d in lost[f"decisions_{name}"]]
         lines.append(f"{name}: {len(s)} sites; slower than stock by more than {LOSS_MARGIN:.0%} + noise: "
-                     f"{len(lost) - as_stock} fused, {as_stock} left to stock (the same code as stock, a second "
-                     "compile timed apart); "
+                     f"{kinds.count('fused')} fused, {kinds.count('tuned')} only tuned by coordinate descent "
+                     f"(Inductor's own kernels), {kinds.count('stock')} left to stock (the same code as stock, a "
+                     "second compile timed apart); "
                      f"geomean {math.exp(s.map(math.log).mean()):.3f}x, worst {s.min():.3f}x "
                      f"({worst['family']} {worst['dtype']}[{worst['shape']}]); median stock noise "
                      f"{frame['noise_pct'].median():.1f}%")
