@@ -66,9 +66,11 @@ LOSS_MARGIN = 0.03  # slower than stock by more than this (plus the noise) count
 ROUNDS = 15
 MAX_INPUT_SETS = 64
 GRAPH_TARGET_S = 1.5e-3  # a replay's length to aim for: far above the events' resolution
-# fused: as shipped (launch candidates timed at compile); rules: the rules' launch only (no candidates timed)
+# fused: as shipped (launch candidates timed at compile); rules: the rules' launch only (the expert override of the
+# last-program finish: no candidates ranked or timed); first_pick: the cost model's first pick, untimed (autotune off)
 VARIANTS = {"fused": harness.FUSED, "forced": harness.FORCED,
-            "rules": harness.FUSED | {"reduction_transpose_fusion_autotune": False}}
+            "rules": harness.FUSED | {"reduction_transpose_fusion_launch_config": "SEPARATE_FINISH=0"},
+            "first_pick": harness.FUSED | {"reduction_transpose_fusion_autotune": False}}
 # each launch candidate forced (an expert override, so none is timed at compile), for the chooser's accuracy: how
 # often the rules' launch, and the emitted one, is within PICK_TOLERANCE of the fastest of them (Inductor's own
 # launch, a candidate too, is no override key and is left out)
@@ -304,7 +306,7 @@ def summarize(frame: pd.DataFrame, variants: list[str]) -> str:
             lines.append(f"the cost model's first pick within {PICK_TOLERANCE:.0%} of the fastest default candidate "
                          f"({variant}: every candidate timed): {within} of {counted} kernels ({within / counted:.0%})")
     candidates = [v for v in variants if v in CANDIDATE_VARIANTS]
-    for pick in (v for v in ("rules", "fused") if v in variants and candidates):
+    for pick in (v for v in ("rules", "first_pick", "fused") if v in variants and candidates):
         within, counted = pick_accuracy(frame, pick, candidates)
         if counted:
             lines.append(f"{pick}'s launch within {PICK_TOLERANCE:.0%} of the fastest of it and {', '.join(candidates)}: "

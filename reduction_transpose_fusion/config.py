@@ -92,8 +92,9 @@ ENTRIES = (
     # On by default, as Inductor times its own reductions' configs: with a GPU, each fused kernel of static shapes is
     # generated with each launch candidate (select_algorithm.py, CANDIDATES_BY_DTYPE; more under max_autotune), the
     # baseline and the candidates the cost model ranks first are timed (none where it prices the baseline fastest by a
-    # margin, all of them under max_autotune), and the fastest is emitted.  False keeps the cost model's pick with the
-    # rules' launch, for users who count compile time; a launch override set above is used as given, untimed.
+    # margin, all of them under max_autotune), and the fastest is emitted.  False emits the cost model's first pick
+    # among the default candidates, untimed (codegen/triton.py, _first_pick), for users who count compile time; a
+    # launch override set above is used as given, untimed.
     Entry(
         "reduction_transpose_fusion_autotune",
         True,

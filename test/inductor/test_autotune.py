@@ -318,6 +318,27 @@ def test_candidates_to_time():
     assert candidates_to_time([], baseline=None) == []
 
 
+@pytest.mark.parametrize("gpu", [True, False], ids=["gpu", "no-gpu"])
+def test_autotune_off_emits_the_models_first_pick_untimed(gpu):
+    """bf16[8192, 4096] with autotune off: every default candidate is generated and priced, none is timed (with or
+    without a GPU), and the kernel emitted is the one the cost model prices fastest, one row tile a program here,
+    not the rules' own launch (one wave of looping programs)."""
+    timer = StandInTimer()
+    with decision_log() as log:
+        module = compile_site(timer, gpu=gpu, reduction_transpose_fusion_autotune=False)
+    assert timer.sources == []
+    (line,) = [m for m in log if "launch candidates ranked, none timed" in m]
+    listed = line.split("is off): ")[1].split("; emitted")[0].split("; ")
+    prices = {m.group(1): float(m.group(2)) for m in (re.match(r"^(.+?) not timed \(model ([\d.]+|inf)\)$", item)
+                                                      for item in listed)}
+    first = min(prices, key=prices.get)  # dicts keep the log's order: a tie goes to the earlier
+    assert f"emitted {first} (the cost model's first pick)" in line, line
+    assert first == "TILES_PER_PROGRAM=1" and prices[first] < prices["rules"], line
+    forced = compile_site(StandInTimer(), reduction_transpose_fusion_launch_config=first)
+    assert fused_kernel(module) == fused_kernel(forced)
+    assert fused_kernel(module) != fused_kernel(compile_site(StandInTimer(), gpu=False))  # the rules' launch
+
+
 @pytest.mark.parametrize("why", ["off", "override", "no_gpu", "dynamic", "deterministic"])
 def test_no_candidates_timed(why):
     timer = StandInTimer()
@@ -333,7 +354,7 @@ def test_no_candidates_timed(why):
     else:
         module = compile_site(timer, gpu=why != "no_gpu", **options)
     assert timer.sources == []
-    assert fused_kernel(module)  # still fused, with the rules' launch
+    assert fused_kernel(module)  # still fused: with the rules' launch, or (off) the model's first pick
 
 
 def test_no_candidates_timed_under_deterministic_algorithms():
@@ -463,7 +484,7 @@ def test_the_emitted_module_is_the_same_as_without_candidates():
         return re.sub(r"^# (AOT ID|kernel path): .*$", "", str(module), flags=re.M)
 
     with_candidates = compile_site(StandInTimer())
-    without = compile_site(StandInTimer(), reduction_transpose_fusion_autotune=False)
+    without = compile_site(StandInTimer(), gpu=False)  # no GPU to time on: the rules' launch, no candidate generated
     assert "workspace" in str(without) and text(with_candidates) == text(without)
 
 

@@ -103,8 +103,10 @@ def test_grid_barrier_finish_on_gpu(rows, cols, decisions):
     that grid would be refused).  The pass leaves a reader it sees to stock, so this one is hidden from it
     (``unseen_reader``), as one Inductor fuses where the FX walk cannot see would be."""
     x = torch.randn(rows, cols, device="cuda")
-    # the rules' launch, which this tests (a timed candidate, Inductor's own launch say, has no barrier)
-    _, fused, kernels = compile_and_run(reads_its_own_sum, [x], {**FUSED, "reduction_transpose_fusion_autotune": False})
+    # the rules' launch, which this tests (a timed candidate, Inductor's own launch say, has no barrier): the expert
+    # override of the last-program finish, under which no candidate is ranked or timed
+    _, fused, kernels = compile_and_run(reads_its_own_sum, [x],
+                                        {**FUSED, "reduction_transpose_fusion_launch_config": "SEPARATE_FINISH=0"})
     assert any(r.startswith("fused ") for r in decisions), "the site did not fuse"
     _, stock, _ = compile_and_run(reads_its_own_sum, [x], STOCK)
     ref = reads_its_own_sum(x.double())
