@@ -232,8 +232,7 @@ def measure(site: dict, variants: list[str]) -> dict[str, Any]:
 def left_to_stock(decisions) -> bool:
     """True if the decision log of a site's compile (its lines joined by " | ") fused nothing and tuned none of
     Inductor's own kernels (``scheduler.tuned_by_coordinate_descent``): its code is stock's."""
-    lines = str(decisions).split(" | ")
-    return steps.fused_sites(lines) == 0 and not any(TUNED_LOG in line for line in lines)
+    return loss_kind(decisions) == "stock"
 
 
 def loss_kind(decisions) -> str:
@@ -242,7 +241,7 @@ def loss_kind(decisions) -> str:
     lines = str(decisions).split(" | ")
     if steps.fused_sites(lines):
         return "fused"
-    return "stock" if left_to_stock(decisions) else "tuned"
+    return "tuned" if any(TUNED_LOG in line for line in lines) else "stock"
 
 
 def loses(speedup: float, noise_pct: float) -> bool:

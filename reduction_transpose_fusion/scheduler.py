@@ -78,8 +78,9 @@ def tuned_by_coordinate_descent(nodes: Iterable) -> bool:
     reductions with ``clone`` (a transposed copy) in their names ran 13% and 27% faster (the GELU gradient's 927 ->
     809 µs), stock's three 14-23%; of the reductions without, one 36% faster and two within 4%.  The rule itself, on
     an H100 (package ``c7d9ba4b``): that step 1.117x -> 1.171x over stock, compile 28 s against stock's 13; the other
-    Float8 steps within their noise; 12 of a fresh seed's 48 random sites tuned only, 1.080x geomean.  Inductor's ``coordinate_descent_tuning`` (``mode="max-autotune"``) tunes every kernel at its first
-    call; this rule spends that time on the reduction-transpose kernels only."""
+    Float8 steps within their noise; 12 of a fresh seed's 48 random sites tuned only, 1.080x geomean.  Inductor's
+    ``coordinate_descent_tuning`` (``mode="max-autotune"``) tunes every kernel at its first call; this rule spends
+    that time on the reduction-transpose kernels only."""
     if not (config.enabled() and config.autotune()) or inductor_config.deterministic:
         return False
     nodes = list(nodes)

@@ -201,10 +201,12 @@ def test_dtype_classes():
     assert all(any(c in t for t in CANDIDATES_BY_DTYPE.values()) for c in AUTOTUNE_CANDIDATES)
 
 
-def _timed_line(log: list[str]) -> list[tuple[str, bool, float | None]]:
-    """(candidate, whether timed, the model's µs) for each candidate of the log's one "launch candidates" line."""
-    (line,) = [m for m in log if "launch candidates timed at compile" in m]
-    listed = line.split("timed at compile: ")[1].split("; emitted")[0].split("; ")
+def _timed_line(log: list[str], marker: str = "launch candidates timed at compile"
+                ) -> list[tuple[str, bool, float | None]]:
+    """(candidate, whether timed, the model's µs) for each candidate of the log's one line holding ``marker`` (the
+    timed candidates' line; "launch candidates ranked, none timed" for autotune off's)."""
+    (line,) = [m for m in log if marker in m]
+    listed = line.split(marker)[1].split(": ", 1)[1].split("; emitted")[0].split("; ")
     out = []
     for item in listed:
         m = re.match(r"^(.+?) (?:[\d.]+ us|not timed)(?: \(model ([\d.]+|inf)\))?$", item)
@@ -327,11 +329,11 @@ def test_autotune_off_emits_the_models_first_pick_untimed(gpu):
     with decision_log() as log:
         module = compile_site(timer, gpu=gpu, reduction_transpose_fusion_autotune=False)
     assert timer.sources == []
-    (line,) = [m for m in log if "launch candidates ranked, none timed" in m]
-    listed = line.split("is off): ")[1].split("; emitted")[0].split("; ")
-    prices = {m.group(1): float(m.group(2)) for m in (re.match(r"^(.+?) not timed \(model ([\d.]+|inf)\)$", item)
-                                                      for item in listed)}
+    listed = _timed_line(log, "launch candidates ranked, none timed")
+    assert not any(timed for _, timed, _ in listed)
+    prices = {name: us for name, _, us in listed}
     first = min(prices, key=prices.get)  # dicts keep the log's order: a tie goes to the earlier
+    (line,) = [m for m in log if "launch candidates ranked, none timed" in m]
     assert f"emitted {first} (the cost model's first pick)" in line, line
     assert first == "TILES_PER_PROGRAM=1" and prices[first] < prices["rules"], line
     forced = compile_site(StandInTimer(), reduction_transpose_fusion_launch_config=first)
