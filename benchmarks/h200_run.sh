@@ -3,6 +3,7 @@
 # arguments, in order: tests (GPU tests), sweep (launch sweep), main (the main job), corpus (the corpus suite),
 # holdout (the held-out suite), main-dynamic, corpus-dynamic and holdout-dynamic (the same with N dynamic); SWEEP_ARGS=--dynamic-rows for a sweep with N dynamic;
 # profile-kernels (benchmarks.profile_kernels with PROFILE_ARGS); WORKERS=n pytest workers for the tests (8);
+# compile-lab (benchmarks.lab_compile with COMPILE_LAB_ARGS: where the compile time goes),
 # steps-lab (benchmarks.lab_steps with LAB_STEPS_ARGS: launch overrides on one real step), host-lab
 # (benchmarks.lab_host with HOST_LAB_ARGS: host against GPU time of one real step),
 # models (the real training steps, STEPS_ARGS, e.g. --steps 'float8-mlp-*'), random (random sites, RANDOM_ARGS,
@@ -54,6 +55,8 @@ for step in "$@"; do
                 | tee -a "$OUT/run.log" ;;
     steps-lab) timeout ${STEP_TIMEOUT:-540} python3 -m benchmarks.lab_steps --out "$OUT/r" ${LAB_STEPS_ARGS:-} 2>&1 \
                  | tee -a "$OUT/run.log" ;;
+    compile-lab) timeout ${STEP_TIMEOUT:-540} python3 -m benchmarks.lab_compile --out "$OUT/r" ${COMPILE_LAB_ARGS:-} 2>&1 \
+                   | tee -a "$OUT/run.log" ;;
     lab-gluon) python3 -m benchmarks.lab_gluon --out "$OUT" ${LAB_ARGS:-} 2>&1 | tee "$OUT/$step.log" ;;
     lab-*) python3 -m benchmarks.lab_loop --plan "${step#lab-}" --out "$OUT" 2>&1 | tee "$OUT/$step.log" ;;
     profile-kernels) python3 -m benchmarks.profile_kernels --out "$OUT" $PROFILE_ARGS 2>&1 | tee "$OUT/profile-kernels.log" ;;

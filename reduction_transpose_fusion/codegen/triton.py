@@ -740,17 +740,19 @@ class ReductionTransposeTritonScheduling(TritonScheduling):
             wide = inductor_config.max_autotune or alone or count < 0  # every candidate timed
             to_time = candidates_to_time(list(predicted.values()), base, len(sources) if wide else count,
                                          math.inf if wide else UNTIMED_MARGIN)
-            ahead = []
+            modules = {}  # the benchmark modules, named as the emitted kernel will be: its compile reuses theirs
             for i in to_time:
                 with contextlib.suppress(Exception):  # one that cannot be built fails (alone) when it is timed
-                    ahead.append(_benchmark_source(sources[i]))
-            _torch_private.compile_kernel_sources(ahead)
+                    modules[i] = _torch_private.named_as_emitted(_benchmark_source(sources[i]),
+                                                                 features.node_schedule)
+            _torch_private.compile_kernel_sources(list(modules.values()))
             timed_ms = {}
             for i in to_time:
                 candidate = next(c for c, src in generated if src == sources[i])
                 # stock's own kernel as the baseline: at its best config, as its first-call tuning may pick
                 stock_baseline = candidate == baseline == STOCK_LAUNCH
-                timed_ms[sources[i]] = self._time(sources[i], nodes, names, candidate, every_config=stock_baseline)
+                timed_ms[sources[i]] = self._time(modules.get(i), sources[i], nodes, names, candidate,
+                                                  every_config=stock_baseline)
         timed = [(c, timed_ms[src]) for c, src in generated if src in timed_ms]
         choice = fastest_candidate(timed, baseline)
         log.info("%s: launch candidates timed at compile: %s; emitted %s%s%s%s", names,
@@ -762,13 +764,15 @@ class ReductionTransposeTritonScheduling(TritonScheduling):
                  inductor_config.max_autotune else "")
         return choice
 
-    def _time(self, source: str, nodes: list[str], names: str, candidate: dict[str, int],
+    def _time(self, module: str | None, source: str, nodes: list[str], names: str, candidate: dict[str, int],
               every_config: bool = False) -> float:
-        """The candidate's ms, or ``inf`` where timing it failed (out of memory for its random inputs, a CUDA
+        """The candidate's ms timed with its benchmark ``module`` (None: built from ``source`` here, which raises
+        what building it raises), or ``inf`` where timing it failed (out of memory for its random inputs, a CUDA
         error): a failed timing costs the site that candidate, never the compile.  ``every_config``: the fastest of
         the kernel's configs (``_torch_private.time_kernel_source``)."""
         try:
-            return _torch_private.time_kernel_source(self, _benchmark_source(source), nodes, every_config=every_config)
+            module = module or _benchmark_source(source)
+            return _torch_private.time_kernel_source(self, module, nodes, every_config=every_config)
         except Exception as e:  # noqa: BLE001
             log.info("%s: launch candidate %s not timed: %s", names, describe(candidate), e)
             if isinstance(e, torch.cuda.OutOfMemoryError):

@@ -15,6 +15,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 import unittest.mock
 
 import pytest
@@ -140,6 +141,54 @@ def test_compile_kernel_sources_compiles_each_kernel():
     assert proc.returncode == 0, proc.stderr[-3000:]
     counts = json.loads(proc.stdout.strip().splitlines()[-1])
     assert len(counts) == len(timer.sources) >= 2 and all(n >= 1 for n in counts)
+
+
+def jit_function(source: str) -> str:
+    """A kernel's ``@triton.jit`` function, its name included (what Triton's compile cache keys it by), from an output
+    module's kernel or a candidate's benchmark module."""
+    return re.search(r"^def \w+\(.*\n(?:(?:[ \t].*)?\n)*", source, re.M).group(0).rstrip()
+
+
+def test_the_timed_candidates_carry_the_emitted_kernels_name():
+    """Each timed candidate's kernel is named as the kernel the graph emits, so the function the graph compiles is the
+    winner's, name included, and the benchmark module still binds ``triton_`` for its ``call``."""
+    timer = StandInTimer(1.0, 0.5)
+    module = compile_site(timer)
+    (name, emitted), = [(n, s) for n, s in kernel_sources(module).items() if "tl.sum(" in s]
+    assert jit_function(emitted) == jit_function(timer.sources[1]) and jit_function(emitted).startswith(f"def {name}(")
+    assert all(jit_function(s).startswith(f"def {name}(") and s.rstrip().endswith(f"triton_ = {name}")
+               for s in timer.sources)
+
+
+def test_the_emitted_kernels_compile_reads_the_timed_candidates_binary():
+    """After ``compile_kernel_sources`` compiled the timed candidates (sm_90a, a fresh Triton cache, in a fresh
+    process: this one's Triton interprets), compiling the emitted kernel adds nothing to Triton's cache: a hit."""
+    timer = StandInTimer(1.0, 0.5)
+    module = compile_site(timer)
+    # the kernel's source as the output module hands it to the compile workers, its first line included
+    (name, emitted), = [m.groups() for m in re.finditer(r"async_compile\.triton\('(\w+)', '''(.*?)'''", module, re.S)
+                        if "tl.sum(" in m.group(2)]
+    script = (
+        "import json, os, sys\n"
+        "from reduction_transpose_fusion_testing import fake_cuda\n"
+        "fake_cuda.install()\n"
+        "from torch._inductor import config\n"
+        "from torch._inductor.codecache import PyCodeCache\n"
+        "from reduction_transpose_fusion import _torch_private\n"
+        "config.use_static_cuda_launcher = False\n"
+        "sources, name, emitted = json.load(sys.stdin)\n"
+        "_torch_private.compile_kernel_sources(sources)\n"
+        "before = len(os.listdir(os.environ['TRITON_CACHE_DIR']))\n"
+        "getattr(PyCodeCache.load(emitted), name).precompile(warm_cache_only=True)\n"
+        "print(json.dumps([before, len(os.listdir(os.environ['TRITON_CACHE_DIR']))]))\n")
+    with tempfile.TemporaryDirectory() as cache, tempfile.TemporaryDirectory() as modules:
+        env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"} | {
+            "TRITON_CACHE_DIR": cache, "TORCHINDUCTOR_CACHE_DIR": modules}
+        proc = subprocess.run([sys.executable, "-c", script], input=json.dumps([timer.sources, name, emitted]),
+                              capture_output=True, text=True, env=env, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    before, after = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert before > 0 and after == before
 
 
 def test_a_candidate_within_the_margin_leaves_the_rules_launch():

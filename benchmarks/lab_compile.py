@@ -1,0 +1,118 @@
+"""Where a fused case's compile time goes (GPU only): stock against the fusion, timed and untimed.
+
+    python -m benchmarks.lab_compile --out DIR [--cases 'llama8k/*' ...]
+
+For each corpus case (``benchmarks/cases.csv``, suite ``corpus``, the ``--cases`` patterns) compiles the case's graph
+with the fusion off, on (the default: launch candidates timed at the first compile), on with the candidates timed
+under the name ``triton_`` (``fused_unnamed``) and on with ``reduction_transpose_fusion_autotune`` off (the cost
+model's first pick, untimed), each at its own row count (N, N+1, ...) so that no variant hits another's Triton or Inductor kernel cache, and attributes the wall seconds of the compile
+(:func:`benchmarks.harness.compile_fn`: Dynamo, Inductor, the first call) to the package's stages by timers wrapped
+around them: the candidates' codegen
+(``candidate_kernel_source``), their compile in threads (``compile_kernel_sources``), their timing
+(``time_kernel_source``), Inductor's own first-call autotuning of its kernels (``CachingAutotuner.
+benchmark_all_configs``) and the wait for the emitted kernels' compile (``AsyncCompile.wait``).  Writes
+``lab-compile.csv``: one row per (case, variant).
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import contextlib
+import dataclasses
+import fnmatch
+import functools
+import pathlib
+import time
+import unittest.mock
+
+import pandas as pd
+import torch
+from torch._inductor.async_compile import AsyncCompile
+from torch._inductor.runtime import triton_heuristics as inductor_heuristics
+
+import reduction_transpose_fusion  # noqa: F401
+from benchmarks import harness, run
+from reduction_transpose_fusion import _torch_private
+
+VARIANTS = {"stock": harness.STOCK, "fused": harness.FUSED, "fused_unnamed": harness.FUSED,
+            "first_pick": harness.FUSED | {"reduction_transpose_fusion_autotune": False}}
+# fused_unnamed: the timed candidates keep the name ``triton_`` (``_torch_private.named_as_emitted`` left out), so
+# that the emitted kernel's compile cannot reuse theirs
+UNNAMED = {"fused_unnamed"}
+# (owner, attribute) of each stage timed, by its column name
+STAGES = {
+    "codegen_candidates_s": (_torch_private, "candidate_kernel_source"),
+    "compile_candidates_s": (_torch_private, "compile_kernel_sources"),
+    "time_candidates_s": (_torch_private, "time_kernel_source"),
+    "inductor_autotune_s": (inductor_heuristics.CachingAutotuner, "benchmark_all_configs"),
+    "kernels_compile_wait_s": (AsyncCompile, "wait"),
+}
+DEFAULT_CASES = ["llama8k/*", "mid/*", "bert/F3-fp32", "vit-b128/F4-bf16", "gpt2/F3-fp16"]
+
+
+@contextlib.contextmanager
+def timed_stages():
+    """Within the block, the stages of :data:`STAGES` add their wall seconds to the dict this yields (a stage called
+    inside another counts in both)."""
+    seconds = collections.Counter()
+    saved = []
+    for column, (owner, attribute) in STAGES.items():
+        original = getattr(owner, attribute)
+
+        def wrapper(*args, __original=original, __column=column, **kwargs):
+            start = time.perf_counter()
+            try:
+                return __original(*args, **kwargs)
+            finally:
+                seconds[__column] += time.perf_counter() - start
+
+        functools.update_wrapper(wrapper, original)
+        setattr(owner, attribute, wrapper)
+        saved.append((owner, attribute, original))
+    try:
+        yield seconds
+    finally:
+        for owner, attribute, original in saved:
+            setattr(owner, attribute, original)
+
+
+def measure(case: harness.Case) -> list[dict]:
+    """One row per variant of :data:`VARIANTS`: compile seconds, kernels, and each stage's seconds."""
+    rows = []
+    for offset, (name, options) in enumerate(VARIANTS.items()):
+        shape = dataclasses.replace(case, rows=case.rows + offset)
+        inputs = shape.family_case.inputs(shape.rows, shape.cols, shape.torch_dtype, device="cuda", seed=0)
+        unnamed = unittest.mock.patch.object(_torch_private, "named_as_emitted", lambda source, schedule: source)
+        with timed_stages() as stages, unnamed if name in UNNAMED else contextlib.nullcontext():
+            _, kernels, seconds, _ = harness.compile_fn(shape.family_case.fn, inputs, options | harness.FRESH)
+        rows.append(dict(case=case.name, variant=name, rows=shape.rows, cols=shape.cols, kernels=kernels,
+                         compile_s=seconds) | {c: stages[c] for c in STAGES})
+        del inputs
+        torch.cuda.empty_cache()
+    return rows
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", type=pathlib.Path, required=True)
+    parser.add_argument("--cases", nargs="*", default=DEFAULT_CASES)
+    args = parser.parse_args(argv)
+    if not torch.cuda.is_available():
+        raise SystemExit("lab_compile needs a GPU: the compile it times includes the candidates' timing")
+    cases = [c for c in run.load_cases("corpus", []) if any(fnmatch.fnmatch(c.name, p) for p in args.cases)]
+    # a first compile warms the process (Inductor's compile workers, Triton's driver): not counted
+    measure(cases[0])
+    rows = [r for case in cases for r in measure(case)]
+    frame = pd.DataFrame(rows)
+    args.out.mkdir(parents=True, exist_ok=True)
+    frame.to_csv(args.out / "lab-compile.csv", index=False)
+    pd.set_option("display.width", 200)
+    print(frame.to_string(float_format=lambda v: f"{v:.3f}"))
+    totals = frame.groupby("variant")[["compile_s", *STAGES]].sum()
+    print(totals.to_string(float_format=lambda v: f"{v:.2f}"))
+    print("compile time against stock's:", (totals["compile_s"] / totals.loc["stock", "compile_s"]).round(3).to_dict())
+
+
+if __name__ == "__main__":
+    main()
