@@ -868,8 +868,9 @@ def _filling_semaphores(call: Callable[[list], Any], source: str) -> Callable[[l
     """``call`` preceded by the zero fill of the kernel's semaphores (its ``sem_ptr`` argument), which the graph's
     wrapper runs at each call (``ZERO_PER_GRAPH``), so that a kernel with the ticket or flagged partials is timed with
     the fill it brings, against one without (Inductor's own launch, the column tile, the separate finish); ``call``
-    itself where the kernel ``triton_`` takes no semaphores."""
-    m = re.search(r"^def triton_\((.*?)\):", source, re.M | re.S)
+    itself where the module's kernel (its first function; named as :func:`named_as_emitted` names it) takes no
+    semaphores."""
+    m = re.search(r"^def \w+\((.*?)\):", source, re.M | re.S)
     params = [p.split(":")[0].strip() for p in m.group(1).split(",")] if m else []
     if "sem_ptr" not in params:
         return call

@@ -53,13 +53,17 @@ class StandInTimer:
         return 0.5 if self.fast(source) else self.times[i] if i < len(self.times) else 1.0
 
 
+def jit_function(source: str) -> str:
+    """A kernel's ``@triton.jit`` function, its name included (what Triton's compile cache keys it by), from an output
+    module's kernel or a candidate's benchmark module."""
+    return re.search(r"^def \w+\(.*\n(?:(?:[ \t].*)?\n)*", source, re.M).group(0).rstrip()
+
+
 def kernel_text(source: str) -> str:
     """A kernel's launch decorator and ``@triton.jit`` function with its name taken out (from an output module's
     kernel or a candidate's benchmark module, whose harness after the kernel is dropped)."""
-    source = source.split("\ndef get_args():")[0]
     launch = re.search(r"^(@triton_heuristics\.\w+\(.*?)triton_meta=", source, re.M | re.S).group(1)
-    body = re.search(r"^def \w+\((.*)", source, re.M | re.S).group(1).rstrip()
-    return launch + "\n" + body
+    return launch + "\n" + jit_function(source).split("(", 1)[1]
 
 
 def compile_site(timer: StandInTimer, name: str = "F1-t", dtype=torch.bfloat16, gpu: bool = True,
@@ -141,12 +145,6 @@ def test_compile_kernel_sources_compiles_each_kernel():
     assert proc.returncode == 0, proc.stderr[-3000:]
     counts = json.loads(proc.stdout.strip().splitlines()[-1])
     assert len(counts) == len(timer.sources) >= 2 and all(n >= 1 for n in counts)
-
-
-def jit_function(source: str) -> str:
-    """A kernel's ``@triton.jit`` function, its name included (what Triton's compile cache keys it by), from an output
-    module's kernel or a candidate's benchmark module."""
-    return re.search(r"^def \w+\(.*\n(?:(?:[ \t].*)?\n)*", source, re.M).group(0).rstrip()
 
 
 def test_the_timed_candidates_carry_the_emitted_kernels_name():

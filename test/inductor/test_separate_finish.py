@@ -137,7 +137,7 @@ def test_a_candidate_with_it_is_timed_as_both_kernels_with_a_fill_for_the_others
     ticketed = next(s for s in timed if "sem_ptr" in s)
     calls = []
     filled = _torch_private._filling_semaphores(lambda args: calls.append([a.clone() for a in args]), ticketed)
-    params = re.search(r"^def triton_\((.*?)\):", ticketed, re.M | re.S).group(1).split(",")
+    params = re.search(r"^def \w+\((.*?)\):", ticketed, re.M | re.S).group(1).split(",")
     index = [p.split(":")[0].strip() for p in params].index("sem_ptr")
     args = [torch.ones(4) for _ in params]
     filled(args)
