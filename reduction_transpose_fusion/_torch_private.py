@@ -84,6 +84,10 @@ makes a block-and-scalar mask uint32; ``reduction_transpose_fusion_testing.inter
 |   mark module's ``get_args()`` / ``call(args)``,          |                                                           |
 |   ``torch._C._cuda_getDeviceCount``, ``metrics.generated_`` |
 |   ``kernel_count``, ``GraphLowering.workspace_id``       |   :func:`time_kernel_source`, :func:`real_gpu_present`    |
+| ``TritonScheduling.define_kernel``'s naming (``get_``    | a timed candidate named as the emitted kernel, so that    |
+|   ``fused_kernel_name``, ``get_kernel_category_by_``     |   Triton's cache serves the emitted kernel's compile;     |
+|   ``source_code``, the wrapper's ``_names_iter``),       |   see :func:`named_as_emitted`                            |
+|   ``TritonKernel.imports_for_benchmark_kernel``          |                                                           |
 | ``dependencies.py`` ``MemoryDep`` (``index``,           | where a scheduler node's loads and stores run contiguous; |
 |   ``var_names``, ``size``) of ``read_writes``            |   see :func:`contiguous_runs`                             |
 | ``runtime/triton_heuristics.py`` ``CachingAutotuner``    | stock's own launch timed at each of its configs, not at   |
@@ -129,8 +133,7 @@ from torch._inductor.codegen.triton import (
 )
 from torch._inductor.runtime import triton_heuristics as inductor_triton_heuristics
 from torch._inductor.runtime.triton_heuristics import GridExpr
-from torch._inductor.utils import IndentedBuffer, Placeholder, get_fused_kernel_name, triton_type
-from torch._inductor.wrapper_benchmark import get_kernel_category_by_source_code
+from torch._inductor.utils import IndentedBuffer, Placeholder, triton_type
 from torch._guards import TracingContext
 from torch._inductor.virtualized import V
 from torch.fx.experimental import symbolic_shapes
@@ -788,12 +791,12 @@ def candidate_kernel_source(scheduling: TritonScheduling, features) -> str:
         scheduling.codegen_node_schedule_with_kernel(node_schedule, kernel)
         with inductor_config.patch("benchmark_kernel", True), V.set_kernel_handler(kernel):
             source = kernel.codegen_kernel()
-            imports = kernel.imports_for_benchmark_kernel()
+            imports = getattr(kernel, "imports_for_benchmark_kernel", lambda: None)()
     finally:
         inductor_metrics.generated_kernel_count = count
     # the benchmark's imports after the kernel, whose lines are then the emitted kernel's: Triton's compile cache keys
     # a kernel by its function's first line too (see named_as_emitted)
-    if imports in source and _BENCHMARK_ARGS in source:
+    if imports and imports in source and _BENCHMARK_ARGS in source:
         source = source.replace(imports, "", 1).replace(_BENCHMARK_ARGS, imports + _BENCHMARK_ARGS, 1)
     return source.replace(str(Placeholder.KERNEL_NAME), "triton_")
 
@@ -918,6 +921,11 @@ def named_as_emitted(source: str, node_schedule) -> str:
     binary that the candidate's timing compiled (on the CPU, an sm_90a compile of a corpus kernel took 0.25 s and the
     same function again 3 ms).  Unchanged where Inductor names every kernel ``triton_`` (``unique_kernel_names``
     off); a name that comes out otherwise only costs that compile."""
+    try:  # where Inductor names its kernels (torch 2.11; a release that moved them only costs the compile)
+        from torch._inductor.utils import get_fused_kernel_name
+        from torch._inductor.wrapper_benchmark import get_kernel_category_by_source_code
+    except ImportError:
+        return source
     if not inductor_config.triton.unique_kernel_names:
         return source
     wrapper = V.graph.wrapper_code
