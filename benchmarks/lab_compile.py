@@ -28,12 +28,11 @@ import unittest.mock
 
 import pandas as pd
 import torch
-from torch._inductor.async_compile import AsyncCompile
-from torch._inductor.runtime import triton_heuristics as inductor_heuristics
 
-import reduction_transpose_fusion  # noqa: F401
-from benchmarks import harness, run
+from benchmarks import harness, run  # first: without a GPU, run installs the fake H200 before Inductor is imported
 from reduction_transpose_fusion import _torch_private
+from torch._inductor.async_compile import AsyncCompile  # noqa: E402  (isort: after benchmarks.run)
+from torch._inductor.runtime import triton_heuristics as inductor_heuristics
 
 VARIANTS = {"stock": harness.STOCK, "fused": harness.FUSED, "fused_unnamed": harness.FUSED,
             "first_pick": harness.FUSED | {"reduction_transpose_fusion_autotune": False}}
@@ -98,7 +97,7 @@ def main(argv=None) -> None:
     parser.add_argument("--out", type=pathlib.Path, required=True)
     parser.add_argument("--cases", nargs="*", default=DEFAULT_CASES)
     args = parser.parse_args(argv)
-    if not torch.cuda.is_available():
+    if not run.HAS_GPU:
         raise SystemExit("lab_compile needs a GPU: the compile it times includes the candidates' timing")
     cases = [c for c in run.load_cases("corpus", []) if any(fnmatch.fnmatch(c.name, p) for p in args.cases)]
     # a first compile warms the process (Inductor's compile workers, Triton's driver): not counted
