@@ -123,27 +123,34 @@ def test_a_reduction_without_its_copy_times_every_candidate():
     assert not any(with_copy) and "every candidate timed" not in copy_line
 
 
-def test_compile_kernel_sources_compiles_each_kernel():
-    """``compile_kernel_sources`` leaves each candidate's kernel compiled (sm_90a, in threads), so that its timing
-    only loads it; run in a fresh process, since this one's Triton interprets kernels instead of compiling them."""
-    timer = StandInTimer(1.0, 0.5)
-    compile_site(timer)
+def compiled_in_fresh_process(body: str, data, **env: str):
+    """What ``body`` prints as JSON on its last line, run in a fresh process whose Triton compiles (sm_90a; this
+    one's interprets kernels instead) under the fake H200, with ``config`` (Inductor's), ``PyCodeCache``,
+    ``_torch_private``, ``os`` and the JSON ``data`` in scope; ``env``: environment variables set for it."""
     script = (
-        "import json, sys\n"
+        "import json, os, sys\n"
         "from reduction_transpose_fusion_testing import fake_cuda\n"
         "fake_cuda.install()\n"
         "from torch._inductor import config\n"
         "from torch._inductor.codecache import PyCodeCache\n"
         "from reduction_transpose_fusion import _torch_private\n"
         "config.use_static_cuda_launcher = False\n"
-        "sources = json.load(sys.stdin)\n"
-        "_torch_private.compile_kernel_sources(sources)\n"
-        "print(json.dumps([len(PyCodeCache.load(s).triton_.compile_results) for s in sources]))\n")
-    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
-    proc = subprocess.run([sys.executable, "-c", script], input=json.dumps(timer.sources), capture_output=True,
-                          text=True, env=env, timeout=600)
+        "data = json.load(sys.stdin)\n" + body)
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"} | env
+    proc = subprocess.run([sys.executable, "-c", script], input=json.dumps(data), capture_output=True, text=True,
+                          env=env, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    counts = json.loads(proc.stdout.strip().splitlines()[-1])
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def test_compile_kernel_sources_compiles_each_kernel():
+    """``compile_kernel_sources`` leaves each candidate's kernel compiled (sm_90a, in threads), so that its timing
+    only loads it."""
+    timer = StandInTimer(1.0, 0.5)
+    compile_site(timer)
+    counts = compiled_in_fresh_process(
+        "_torch_private.compile_kernel_sources(data)\n"
+        "print(json.dumps([len(PyCodeCache.load(s).triton_.compile_results) for s in data]))\n", timer.sources)
     assert len(counts) == len(timer.sources) >= 2 and all(n >= 1 for n in counts)
 
 
@@ -159,33 +166,21 @@ def test_the_timed_candidates_carry_the_emitted_kernels_name():
 
 
 def test_the_emitted_kernels_compile_reads_the_timed_candidates_binary():
-    """After ``compile_kernel_sources`` compiled the timed candidates (sm_90a, a fresh Triton cache, in a fresh
-    process: this one's Triton interprets), compiling the emitted kernel adds nothing to Triton's cache: a hit."""
+    """After ``compile_kernel_sources`` compiled the timed candidates (a fresh Triton cache), compiling the emitted
+    kernel adds nothing to Triton's cache: a hit."""
     timer = StandInTimer(1.0, 0.5)
     module = compile_site(timer)
     # the kernel's source as the output module hands it to the compile workers, its first line included
     (name, emitted), = [m.groups() for m in re.finditer(r"async_compile\.triton\('(\w+)', '''(.*?)'''", module, re.S)
                         if "tl.sum(" in m.group(2)]
-    script = (
-        "import json, os, sys\n"
-        "from reduction_transpose_fusion_testing import fake_cuda\n"
-        "fake_cuda.install()\n"
-        "from torch._inductor import config\n"
-        "from torch._inductor.codecache import PyCodeCache\n"
-        "from reduction_transpose_fusion import _torch_private\n"
-        "config.use_static_cuda_launcher = False\n"
-        "sources, name, emitted = json.load(sys.stdin)\n"
-        "_torch_private.compile_kernel_sources(sources)\n"
-        "before = len(os.listdir(os.environ['TRITON_CACHE_DIR']))\n"
-        "getattr(PyCodeCache.load(emitted), name).precompile(warm_cache_only=True)\n"
-        "print(json.dumps([before, len(os.listdir(os.environ['TRITON_CACHE_DIR']))]))\n")
     with tempfile.TemporaryDirectory() as cache, tempfile.TemporaryDirectory() as modules:
-        env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"} | {
-            "TRITON_CACHE_DIR": cache, "TORCHINDUCTOR_CACHE_DIR": modules}
-        proc = subprocess.run([sys.executable, "-c", script], input=json.dumps([timer.sources, name, emitted]),
-                              capture_output=True, text=True, env=env, timeout=600)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    before, after = json.loads(proc.stdout.strip().splitlines()[-1])
+        before, after = compiled_in_fresh_process(
+            "sources, name, emitted = data\n"
+            "_torch_private.compile_kernel_sources(sources)\n"
+            "before = len(os.listdir(os.environ['TRITON_CACHE_DIR']))\n"
+            "getattr(PyCodeCache.load(emitted), name).precompile(warm_cache_only=True)\n"
+            "print(json.dumps([before, len(os.listdir(os.environ['TRITON_CACHE_DIR']))]))\n",
+            [timer.sources, name, emitted], TRITON_CACHE_DIR=cache, TORCHINDUCTOR_CACHE_DIR=modules)
     assert before > 0 and after == before
 
 
