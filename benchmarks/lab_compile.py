@@ -5,13 +5,13 @@
 For each corpus case (``benchmarks/cases.csv``, suite ``corpus``, the ``--cases`` patterns) compiles the case's graph
 with the fusion off, on (the default: launch candidates timed at the first compile), on with the candidates timed
 under the name ``triton_`` (``fused_unnamed``) and on with ``reduction_transpose_fusion_autotune`` off (the cost
-model's first pick, untimed), each at its own row count (N, N+1, ...) so that no variant hits another's Triton or Inductor kernel cache, and attributes the wall seconds of the compile
-(:func:`benchmarks.harness.compile_fn`: Dynamo, Inductor, the first call) to the package's stages by timers wrapped
-around them: the candidates' codegen
+model's first pick, untimed), each at its own row count (N, N+1, ...) so that no variant hits another's Triton or
+Inductor kernel cache, and attributes the wall seconds of the compile (:func:`benchmarks.harness.compile_fn`:
+Dynamo, Inductor, the first call) to the package's stages by timers wrapped around them: the candidates' codegen
 (``candidate_kernel_source``), their compile in threads (``compile_kernel_sources``), their timing
-(``time_kernel_source``), Inductor's own first-call autotuning of its kernels (``CachingAutotuner.
-benchmark_all_configs``) and the wait for the emitted kernels' compile (``AsyncCompile.wait``).  Writes
-``lab-compile.csv``: one row per (case, variant).
+(``time_kernel_source``), Inductor's own first-call autotuning of its kernels
+(``CachingAutotuner.benchmark_all_configs``) and the wait for the emitted kernels' compile (``AsyncCompile.wait``).
+Writes ``lab-compile.csv``: one row per (case, variant).
 """
 
 from __future__ import annotations
