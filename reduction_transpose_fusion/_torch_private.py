@@ -929,8 +929,11 @@ def named_as_emitted(source: str, node_schedule) -> str:
     if not inductor_config.triton.unique_kernel_names:
         return source
     wrapper = V.graph.wrapper_code
-    ordinal = next(wrapper._names_iter)  # put back: the emitted kernel takes it (``next_kernel_suffix``)
-    wrapper._names_iter = itertools.chain([ordinal], wrapper._names_iter)
+    # read, then put back for the emitted kernel (``next_kernel_suffix``): a fresh ``count`` as Inductor's, not a
+    # chain around it, which would nest once per timed candidate
+    ordinal = next(wrapper._names_iter)
+    wrapper._names_iter = (itertools.count(ordinal) if isinstance(ordinal, int)
+                           else itertools.chain([ordinal], wrapper._names_iter))
     fused = (get_fused_kernel_name(node_schedule, inductor_config.triton.descriptive_names)
              if inductor_config.triton.descriptive_names else "")
     name = "_".join(["triton", get_kernel_category_by_source_code(source)[:3], fused, str(ordinal)])
