@@ -52,7 +52,7 @@ import reduction_transpose_fusion  # noqa: E402,F401
 from benchmarks import harness, steps  # noqa: E402
 from benchmarks.run import provenance  # noqa: E402
 from reduction_transpose_fusion.scheduler import TUNED_LOG  # noqa: E402
-from reduction_transpose_fusion.select_algorithm import AUTOTUNE_CANDIDATES, describe  # noqa: E402
+from reduction_transpose_fusion.select_algorithm import AUTOTUNE_CANDIDATES, describe, first_pick  # noqa: E402
 from reduction_transpose_fusion_testing import families  # noqa: E402
 from reduction_transpose_fusion_testing.logs import decision_log  # noqa: E402
 
@@ -125,14 +125,17 @@ def model_pick_accuracy(frame: pd.DataFrame, variant: str = "fused_every", toler
                         ) -> tuple[int, int]:
     """(kernels where the cost model's first pick is within ``tolerance`` of the fastest, kernels counted): over the
     kernels of ``variant``'s decision logs whose default candidates (:data:`DEFAULT_CANDIDATES`) were all timed and
-    priced, at least two of them distinct (one time: one kernel); ties of the model go to the earlier candidate."""
+    priced, at least two of them distinct (one time: one kernel); the pick is ``select_algorithm.first_pick``'s, as
+    emitted untimed (the rules' launch unless another is priced ``FIRST_PICK_MARGIN`` faster; ties to the earlier)."""
     within = counted = 0
     for decisions in frame.get(f"decisions_{variant}", pd.Series(dtype=object)).dropna():
         for _, items in candidate_timings(decisions):
-            default = [(us, model) for name, us, model in items if name in DEFAULT_CANDIDATES]
-            if any(us is None or model is None for us, model in default) or len({us for us, _ in default}) < 2:
+            default = [(name, us, model) for name, us, model in items if name in DEFAULT_CANDIDATES]
+            if any(us is None or model is None for _, us, model in default) or len({us for _, us, _ in default}) < 2:
                 continue
-            first = min(range(len(default)), key=lambda i: (default[i][1], i))
+            rules = next((i for i, (name, _, _) in enumerate(default) if name == describe({})), None)
+            first = first_pick([model for _, _, model in default], rules)
+            default = [(us, model) for _, us, model in default]
             within += default[first][0] <= (1 + tolerance) * min(us for us, _ in default)
             counted += 1
     return within, counted
@@ -278,6 +281,32 @@ def pick_accuracy(frame: pd.DataFrame, pick: str, among: list[str], tolerance: f
     return int((fused[f"{pick}_us"] <= (1 + tolerance) * best).sum()), len(fused)
 
 
+def compile_to_compile(frame: pd.DataFrame, first: str = "fused", second: str = "fused_every",
+                       tolerance: float = PICK_TOLERANCE) -> dict[str, float]:
+    """How a candidate's time at compile repeats from one compile of a site to another: over the candidates that both
+    variants' decision logs timed for the same kernel of the same site, the count, the median and 95th percentile of
+    ``|log(second's µs / first's µs)|``; and over the kernels where both timed two or more of the same candidates
+    (with two distinct times), how often the fastest of them by ``first``'s times is within ``tolerance`` of the
+    fastest by ``second``'s.  Empty where no candidate was timed in both."""
+    diffs, agree, kernels = [], 0, 0
+    for a, b in frame.reindex(columns=[f"decisions_{first}", f"decisions_{second}"]).dropna().itertuples(index=False):
+        timed_b = {names: {c: us for c, us, _ in items if us and math.isfinite(us)}
+                   for names, items in candidate_timings(b)}
+        for names, items in candidate_timings(a):
+            timed_a = {c: us for c, us, _ in items if us and math.isfinite(us)}
+            both = sorted(timed_a.keys() & timed_b.get(names, {}).keys())
+            diffs += [abs(math.log(timed_b[names][c] / timed_a[c])) for c in both]
+            if len(both) >= 2 and len({timed_b[names][c] for c in both}) > 1:
+                pick = min(both, key=timed_a.get)
+                kernels += 1
+                agree += timed_b[names][pick] <= (1 + tolerance) * min(timed_b[names][c] for c in both)
+    if not diffs:
+        return {}
+    series = pd.Series(diffs)
+    return {"timings": len(diffs), "median": series.median(), "p95": series.quantile(0.95),
+            "kernels": kernels, "picks within tolerance": agree}
+
+
 def summarize(frame: pd.DataFrame, variants: list[str]) -> str:
     """One line per variant: sites, losses, geomean speedup, worst; with the forced candidates, the chooser's
     accuracy (:func:`pick_accuracy`)."""
@@ -304,6 +333,12 @@ def summarize(frame: pd.DataFrame, variants: list[str]) -> str:
         if counted:
             lines.append(f"the cost model's first pick within {PICK_TOLERANCE:.0%} of the fastest default candidate "
                          f"({variant}: every candidate timed): {within} of {counted} kernels ({within / counted:.0%})")
+    repeat = compile_to_compile(frame) if {"fused", "fused_every"} <= set(variants) else {}
+    if repeat:
+        lines.append(f"a candidate timed in both fused and fused_every (two compiles): {repeat['timings']} timings, "
+                     f"|difference| median {math.expm1(repeat['median']):.1%}, 95th percentile "
+                     f"{math.expm1(repeat['p95']):.1%}; the fastest by one within {PICK_TOLERANCE:.0%} by the other on "
+                     f"{repeat['picks within tolerance']} of {repeat['kernels']} kernels")
     candidates = [v for v in variants if v in CANDIDATE_VARIANTS]
     for pick in (v for v in ("rules", "first_pick", "fused") if v in variants and candidates):
         within, counted = pick_accuracy(frame, pick, candidates)

@@ -94,6 +94,16 @@ UNTIMED_MARGIN = 0.2
 # A candidate replaces the baseline (the rules' launch; stock's where stock emits the kernel unsplit) only when this
 # much faster: CUDA-graph replay repeats within 0.2-0.4% on the median random site, up to about 5% on sites of a few µs.
 AUTOTUNE_MARGIN = 0.03
+# Untimed (autotune off), another candidate replaces the rules' launch only where the model prices it this much
+# faster: the ranking's price of one launch against another of the same kernel errs by 10% (median; rms 0.18 in log
+# time, each seed left out of the fit), and the rules' launch came from sweeps.  Over the 401 kernels of 20 H200 seeds
+# whose rules' launch is known (results/2026-12-05-h200-launch-candidates.csv, the same fits), the pick was within 5%
+# of the fastest candidate on 87% with this margin against 85% without, 1.023x the fastest (geomean) against 1.028x,
+# over 1.2x on 15 kernels against 20; chosen on the other 19 seeds for each seed in turn, the margin was this one 18
+# times and 0.1 twice (86.8%).  On the 295 kernels of 10 later seeds, outside the fit (9 H100 seeds and 1 H200 seed,
+# results/2026-12-06-*-launch-candidates-later.csv): 85.1% against 83.7%.  docs/launch.md, "The first pick keeps
+# the rules' launch within 7.5%".
+FIRST_PICK_MARGIN = 0.075
 
 _CANDIDATE: contextvars.ContextVar[dict[str, int]] = contextvars.ContextVar("launch_candidate", default={})
 
@@ -151,6 +161,21 @@ def candidates_to_time(predicted: list[float | None], baseline: int | None, coun
     chosen = {baseline} if baseline is not None else set()
     chosen |= {i for _, i in priced[:count]} | {i for i, us in enumerate(predicted) if us is None}
     return sorted(chosen)
+
+
+def first_pick(predicted: list[float | None], baseline: int | None, margin: float | None = None) -> int | None:
+    """The index of the candidate to emit untimed, of ``predicted`` (one candidate's predicted µs each, None where the
+    model could not price it): the one priced fastest (ties to the earlier), unless ``baseline`` (the rules' own
+    launch's index; None where it is not among them) is priced and that one is not at least ``margin`` (default
+    :data:`FIRST_PICK_MARGIN`) faster, then ``baseline``.  None where no candidate is priced."""
+    margin = FIRST_PICK_MARGIN if margin is None else margin
+    priced = [(us, i) for i, us in enumerate(predicted) if us is not None]
+    if not priced:
+        return None
+    fastest_us, fastest = min(priced)
+    if baseline is not None and predicted[baseline] is not None and fastest_us > (1 - margin) * predicted[baseline]:
+        return baseline
+    return fastest
 
 
 def describe(candidate: dict[str, int]) -> str:

@@ -93,6 +93,26 @@ def test_model_pick_accuracy_counts_kernels_with_every_default_candidate_timed()
     assert random_sites.model_pick_accuracy(frame, "fused_all") == (4, 4)
 
 
+def test_compile_to_compile_compares_the_candidates_both_compiles_timed():
+    import pandas as pd
+
+    def line(items):
+        return "sum_1: launch candidates timed at compile: " + "; ".join(items) + "; emitted rules"
+
+    one_tile = "TILES_PER_PROGRAM=1 8.0 us (model 7.0)"
+    first = line(["rules 10.0 us (model 9.0)", one_tile, "PREFETCH=1 not timed (model 9.5)"])
+    second = line(["rules 11.0 us (model 9.0)", one_tile, "PREFETCH=1 7.0 us (model 9.5)"])
+    flipped = line(["rules 7.0 us (model 9.0)", one_tile, "PREFETCH=1 7.0 us (model 9.5)"])
+    frame = pd.DataFrame(dict(decisions_fused=[first, first, None], decisions_fused_every=[second, flipped, second]))
+    repeat = random_sites.compile_to_compile(frame)
+    assert repeat["timings"] == 4  # rules and one tile in both, twice; the prefetch timed in one only
+    # |log ratios| 0.095 (rules 10 -> 11) and 0 (one tile) in the first row, 0.357 (rules 10 -> 7) and 0 in the second
+    assert math.isclose(repeat["median"], math.log(1.1) / 2)
+    # one tile the fastest of the two by the first compile: also by the second (8.0 < 11.0), not after the flip (7.0)
+    assert (repeat["kernels"], repeat["picks within tolerance"]) == (2, 1)
+    assert random_sites.compile_to_compile(frame.assign(decisions_fused_every=None)) == {}
+
+
 def test_the_attribution_names_what_the_flag_removed_and_added():
     off = {"triton_red_fused_sum": (100.0, 1), "triton_poi_fused_clone": (80.0, 1), "gemm": (500.0, 2)}
     on = {"triton_unk_fused_clone_sum": (120.0, 1), "gemm": (501.0, 2)}

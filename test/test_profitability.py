@@ -157,11 +157,38 @@ def test_the_candidate_ranking_is_the_documented_fit():
     assert fit_launch_model.fit(frame) == p.CANDIDATES
     held_out = fit_launch_model.leave_one_seed_out(frame)
     assert held_out["kernels"] == 331
-    assert round(held_out["first pick within 5%"], 2) == 0.80
+    assert round(held_out["the candidate priced fastest within 5% (no margin)"], 2) == 0.80
+    assert round(held_out["first pick within 5%"], 2) == 0.82  # with select_algorithm.FIRST_PICK_MARGIN
     assert round(held_out["baseline + first 2 within 5%"], 2) == 0.98
     shipped = fit_launch_model.SHIPPED
     assert round(held_out[f"{shipped} within 5%"], 2) == 0.98
     assert round(held_out[f"{shipped}, launches timed a kernel"], 1) == 1.6
+
+
+def test_the_first_pick_margin_is_the_documented_one():
+    """``select_algorithm.FIRST_PICK_MARGIN``'s evidence as its comment states it: on the 2026-12-05 table (each seed
+    left out of the fit) the first pick within 5% of the fastest on 87% of the 401 kernels whose rules' launch is
+    known with the margin, 85% without, the margin the best of those tried; on the later seeds' tables, outside the
+    fit, 85.1% against 83.7% (needs scipy)."""
+    pytest.importorskip("scipy")
+    import pandas as pd
+
+    from benchmarks import fit_launch_model
+    from reduction_transpose_fusion.select_algorithm import FIRST_PICK_MARGIN
+
+    frame = fit_launch_model.load(fit_launch_model.RESULTS / "2026-12-05-h200-launch-candidates.csv")
+    margins = fit_launch_model.first_pick_margins(frame, fit_launch_model.held_out_predictions(frame))
+    assert (margins["kernels"] == 401).all()
+    assert round(margins.loc[0.0, "within 5%"], 3) == 0.853
+    assert round(margins.loc[FIRST_PICK_MARGIN, "within 5%"], 3) == 0.873
+    assert margins.loc[FIRST_PICK_MARGIN, "within 5%"] == margins["within 5%"].max()
+    later = pd.concat([fit_launch_model.load(path)
+                       for path in sorted(fit_launch_model.RESULTS.glob("2026-12-06-*-launch-candidates-later.csv"))],
+                      ignore_index=True)
+    later_margins = fit_launch_model.first_pick_margins(later, fit_launch_model.predict(later, p.CANDIDATES))
+    assert (later_margins["kernels"] == 295).all()
+    assert round(later_margins.loc[0.0, "within 5%"], 3) == 0.837
+    assert round(later_margins.loc[FIRST_PICK_MARGIN, "within 5%"], 3) == 0.851
 
 
 def test_each_dtype_class_leaves_out_only_candidates_that_bought_nothing():

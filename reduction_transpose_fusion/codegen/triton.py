@@ -99,7 +99,7 @@ from .. import _torch_private
 from .._torch_private import CeilDiv, TritonKernel, TritonScheduling
 from ..runtime.triton_heuristics import FinishGrid, RowTileGrid
 from ..select_algorithm import (STOCK_LAUNCH, UNTIMED_MARGIN, candidates_to_time, describe,
-                                fastest_candidate, launch_candidate, recording_prediction)
+                                fastest_candidate, first_pick, launch_candidate, recording_prediction)
 
 log = logging.getLogger(__name__)
 
@@ -782,16 +782,19 @@ class ReductionTransposeTritonScheduling(TritonScheduling):
 
 def _first_pick(names: str, generated: list[tuple[dict[str, int], str]], predicted: dict[str, float | None]
                 ) -> dict[str, int]:
-    """The candidate the cost model prices fastest, untimed (``reduction_transpose_fusion_autotune`` off), of
-    ``generated`` (``[(candidate, source), ...]``, the rules' own first) priced by source in ``predicted`` (None: not
-    priced, left out); ties go to the earlier candidate; the rules' launch (``{}``) where none is priced.
+    """The candidate the cost model picks, untimed (``reduction_transpose_fusion_autotune`` off), of ``generated``
+    (``[(candidate, source), ...]``, the rules' own first) priced by source in ``predicted`` (None: not priced, left
+    out): :func:`..select_algorithm.first_pick`, the one priced fastest unless the rules' launch is priced within
+    ``FIRST_PICK_MARGIN`` of it; the rules' launch (``{}``) where none is priced.
 
-    Why the first pick and not the rules' launch: over the 401 kernels of 20 H200 random-site seeds whose rules' launch
-    is known, each seed left out of the ranking's fit, the first pick was within 5% of the fastest candidate on 85%
-    (1.028x the fastest, geomean; 3 kernels over 1.5x) and the rules' launch on 67% (1.107x; 30 over 1.5x)
+    Why the model's pick and not the rules' launch: over the 401 kernels of 20 H200 random-site seeds whose rules'
+    launch is known, each seed left out of the ranking's fit, it was within 5% of the fastest candidate on 87% (1.023x
+    the fastest, geomean; 2 kernels over 1.5x) and the rules' launch on 67% (1.107x; 30 over 1.5x)
     (``results/2026-12-05-h200-launch-candidates.csv``; docs/launch.md, "The model's first pick, untimed")."""
-    priced = [(predicted[src], i) for i, (_, src) in enumerate(generated) if predicted.get(src) is not None]
-    choice = dict(generated[min(priced)[1]][0]) if priced else {}
+    prices = [predicted.get(src) for _, src in generated]
+    rules = next((i for i, (c, _) in enumerate(generated) if not c), None)
+    pick = first_pick(prices, rules)
+    choice = dict(generated[pick][0]) if pick is not None else {}
     log.info("%s: launch candidates ranked, none timed (reduction_transpose_fusion_autotune is off): %s; emitted %s "
              "(the cost model's first pick)", names,
              "; ".join(_describe_timing(c, predicted[src], None) for c, src in generated), describe(choice))

@@ -21,12 +21,12 @@ import unittest.mock
 import pytest
 import torch
 
-from reduction_transpose_fusion import _torch_private
+from reduction_transpose_fusion import _torch_private, select_algorithm
 from reduction_transpose_fusion.select_algorithm import (AUTOTUNE_CANDIDATES, AUTOTUNE_MARGIN, CANDIDATES_BY_DTYPE,
-                                                        MAX_AUTOTUNE_CANDIDATES, NARROW_COLS, NARROW_TILE,
-                                                        STOCK_LAUNCH, TIMED_CANDIDATES, UNTIMED_MARGIN,
+                                                        FIRST_PICK_MARGIN, MAX_AUTOTUNE_CANDIDATES, NARROW_COLS,
+                                                        NARROW_TILE, STOCK_LAUNCH, TIMED_CANDIDATES, UNTIMED_MARGIN,
                                                         candidates_to_time, describe, dtype_class, fastest_candidate,
-                                                        narrow_c_only)
+                                                        first_pick, narrow_c_only)
 from reduction_transpose_fusion_testing import families, interpret
 from reduction_transpose_fusion_testing.logs import decision_log
 from reduction_transpose_fusion_testing.output_code import kernel_sources
@@ -362,6 +362,21 @@ def test_candidates_to_time():
     assert candidates_to_time([], baseline=None) == []
 
 
+def test_first_pick():
+    assert first_pick([5.0, 4.0, 4.5], baseline=0, margin=0.1) == 1  # 20% faster than the rules' launch
+    assert first_pick([5.0, 4.7, 4.6], baseline=0, margin=0.1) == 0  # the fastest only 8% faster
+    assert first_pick([5.0, 4.7, 4.5], baseline=0, margin=0.1) == 2  # 10%: the margin reached
+    assert first_pick([5.0, 4.7, 4.6], baseline=0, margin=0.0) == 2
+    assert first_pick([5.0, 4.7, 4.6], baseline=None, margin=0.5) == 2  # no rules' launch among them
+    assert first_pick([None, 4.7, 4.6], baseline=0, margin=0.5) == 2  # the rules' launch not priced
+    assert first_pick([5.0, None, 6.0], baseline=2, margin=0.1) == 0  # unpriced ones left out
+    assert first_pick([4.0, 4.0], baseline=None, margin=0.0) == 0  # a tie: the earlier
+    assert first_pick([None, None], baseline=0) is None
+    # the default margin, FIRST_PICK_MARGIN
+    assert first_pick([1.0, 1.0 - FIRST_PICK_MARGIN / 2], baseline=0) == 0
+    assert first_pick([1.0, 1.0 - 2 * FIRST_PICK_MARGIN], baseline=0) == 1
+
+
 @pytest.mark.parametrize("gpu", [True, False], ids=["gpu", "no-gpu"])
 def test_autotune_off_emits_the_models_first_pick_untimed(gpu):
     """bf16[8192, 4096] with autotune off: every default candidate is generated and priced, none is timed (with or
@@ -377,10 +392,20 @@ def test_autotune_off_emits_the_models_first_pick_untimed(gpu):
     first = min(prices, key=prices.get)  # dicts keep the log's order: a tie goes to the earlier
     (line,) = [m for m in log if "launch candidates ranked, none timed" in m]
     assert f"emitted {first} (the cost model's first pick)" in line, line
-    assert first == "TILES_PER_PROGRAM=1" and prices[first] < prices["rules"], line
+    # priced beyond the margin that keeps the rules' launch
+    assert first == "TILES_PER_PROGRAM=1" and prices[first] <= (1 - FIRST_PICK_MARGIN) * prices["rules"], line
     forced = compile_site(StandInTimer(), reduction_transpose_fusion_launch_config=first)
     assert fused_kernel(module) == fused_kernel(forced)
     assert fused_kernel(module) != fused_kernel(compile_site(StandInTimer(), gpu=False))  # the rules' launch
+
+
+def test_autotune_off_keeps_the_rules_launch_within_the_margin():
+    """The same site as above with a margin wider than the first pick's lead: the rules' launch is emitted."""
+    with unittest.mock.patch.object(select_algorithm, "FIRST_PICK_MARGIN", 0.9), decision_log() as log:
+        module = compile_site(StandInTimer(), reduction_transpose_fusion_autotune=False)
+    (line,) = [m for m in log if "launch candidates ranked, none timed" in m]
+    assert "emitted rules (the cost model's first pick)" in line, line
+    assert fused_kernel(module) == fused_kernel(compile_site(StandInTimer(), gpu=False))  # the rules' launch
 
 
 @pytest.mark.parametrize("why", ["off", "override", "no_gpu", "dynamic", "deterministic"])
