@@ -92,6 +92,8 @@ makes a block-and-scalar mask uint32; ``reduction_transpose_fusion_testing.inter
 |   ``var_names``, ``size``) of ``read_writes``            |   see :func:`contiguous_runs`                             |
 | ``runtime/triton_heuristics.py`` ``CachingAutotuner``    | stock's own launch timed at each of its configs, not at   |
 |   ``.configs`` / ``.launchers`` / ``.precompile()``      |   its first call's pick; see :func:`_each_config`         |
+| ``V.graph`` as a graph's identity (the lowering's        | a launch chosen once for a graph's kernels alike, as      |
+|   ``GraphLowering``, held weakly)                        |   Inductor defines them once; see :func:`graph_memo`      |
 
 Everything else the package uses is an extension point that Inductor documents for out-of-tree use:
 ``InductorChoices`` / ``config.inductor_choices_class``, ``register_backend_for_device`` and its
@@ -110,6 +112,7 @@ import logging
 import math
 import os
 import re
+import weakref
 from typing import Any, Callable, Optional
 
 import sympy
@@ -940,6 +943,16 @@ def named_as_emitted(source: str, node_schedule) -> str:
     if inductor_config.aot_inductor.model_name_for_generated_files:
         name = f"{inductor_config.aot_inductor.model_name_for_generated_files}_{name}"
     return source.replace("def triton_(", f"def {name}(", 1) + f"\n\ntriton_ = {name}\n"
+
+
+_GRAPH_MEMOS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def graph_memo(name: str) -> dict:
+    """A dict named ``name`` that lives as long as the graph being lowered (``V.graph``; Inductor dedups a graph's
+    kernels of the same source into one definition, ``wrapper.src_to_kernel``, and this keeps a choice for them
+    alike).  Raises what ``V.graph`` raises outside a lowering."""
+    return _GRAPH_MEMOS.setdefault(V.graph, {}).setdefault(name, {})
 
 
 @contextlib.contextmanager

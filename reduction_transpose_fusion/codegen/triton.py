@@ -740,6 +740,14 @@ class ReductionTransposeTritonScheduling(TritonScheduling):
             wide = inductor_config.max_autotune or alone or count < 0  # every candidate timed
             to_time = candidates_to_time(list(predicted.values()), base, len(sources) if wide else count,
                                          math.inf if wide else UNTIMED_MARGIN)
+            # a kernel of the same candidates as one timed earlier in this graph (a model's repeated layers): its
+            # choice, not a second compile and timing of them (and Inductor defines the two kernels once)
+            chosen = _torch_private.graph_memo("launch choices")
+            key = (tuple((describe(c), src) for c, src in generated), tuple(to_time))
+            if key in chosen:
+                log.info("%s: launch candidates as timed for the same kernel earlier in this graph; emitted %s", names,
+                         describe(chosen[key]))
+                return dict(chosen[key])
             modules = {}  # the benchmark modules, named as the emitted kernel will be: its compile reuses theirs
             for i in to_time:
                 with contextlib.suppress(Exception):  # one that cannot be built fails (alone) when it is timed
@@ -755,6 +763,7 @@ class ReductionTransposeTritonScheduling(TritonScheduling):
                                                   every_config=stock_baseline)
         timed = [(c, timed_ms[src]) for c, src in generated if src in timed_ms]
         choice = fastest_candidate(timed, baseline)
+        chosen[key] = dict(choice)
         log.info("%s: launch candidates timed at compile: %s; emitted %s%s%s%s", names,
                  "; ".join(_describe_timing(c, predicted[src], timed_ms.get(src)) for c, src in generated) or "none",
                  describe(choice),

@@ -90,6 +90,31 @@ def test_the_fastest_candidate_is_the_kernel_emitted():
     assert fused_kernel(module) == timed[1] != timed[0]
 
 
+def test_a_kernel_alike_in_the_same_graph_takes_the_choice_timed_for_the_first():
+    """Two sites alike in one graph (a model's repeated layers): the candidates are timed once, for the first, and the
+    second takes its choice (Inductor then defines the one kernel for both); a site of another shape is timed."""
+    case = families.CASES["F1-t"]
+
+    def twice_and_another(a, b, c):
+        return (*case.fn(a), *case.fn(b), *case.fn(c))
+
+    inputs = interpret.fake_inputs(*case.specs(ROWS, COLS, torch.bfloat16), *case.specs(ROWS, COLS, torch.bfloat16),
+                                   *case.specs(ROWS // 2, COLS, torch.bfloat16))
+    alone = StandInTimer(1.0, 0.5)
+    compile_site(alone)
+    timer = StandInTimer(1.0, 0.5)  # the first site's rules' launch, then its first other candidate: twice as fast
+    with unittest.mock.patch.object(_torch_private, "time_kernel_source", timer), \
+         unittest.mock.patch.object(_torch_private, "real_gpu_present", lambda: True), decision_log() as log:
+        module = interpret.generate(twice_and_another, inputs, **ON)
+    other = [s for s in timer.sources[len(alone.sources):]]
+    assert [kernel_text(s) for s in timer.sources[:len(alone.sources)]] == [kernel_text(s) for s in alone.sources]
+    assert other and all(f"{ROWS // 2}" in s for s in other), "the other shape's candidates timed"
+    assert sum("as timed for the same kernel earlier in this graph; emitted TILES_PER_PROGRAM=1" in m
+               for m in log) == 1, log
+    calls = re.findall(r"^\s*(triton_\w+)\.run\(", module, re.M)
+    assert len(calls) == 3 and len(set(calls)) == 2, calls  # the two sites alike launch one kernel
+
+
 def test_the_timed_candidates_are_compiled_together_before_the_first_is_timed():
     """The candidates to time go to ``_torch_private.compile_kernel_sources`` together, before the first is timed."""
     events = []
