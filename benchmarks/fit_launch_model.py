@@ -4,14 +4,14 @@
     python -m benchmarks.fit_launch_model --table T.csv   # another (benchmarks.launch_candidates --out T.csv)
 
 Reads one row per (kernel, launch candidate) timed at compile on the H200, with the cost model's prices rebuilt
-(:mod:`benchmarks.launch_candidates`).  The weights are a least-squares fit of the log µs of the split launches, each
-kernel's centred on their mean, so that only the differences between one kernel's launches are fit.  The accuracy is
+(:mod:`benchmarks.launch_candidates`). The weights are a least-squares fit of the log µs of the split launches, each
+kernel's centred on their mean, so that only the differences between one kernel's launches are fit. The accuracy is
 measured with each seed left out of the fit in turn, over every kind of candidate timed (the walk and the column tile
 take their own formulas): how often the model's first pick (``select_algorithm.first_pick``: the rules' launch unless
-another is priced ``FIRST_PICK_MARGIN`` faster) is within 5% of the fastest, how often the fastest of the
-baseline (the rules' own launch, where the table knows it) and the model's first ``k`` is, and the launches that costs to time (candidates that
-came out the same kernel were timed once and logged with one time, so one time is one launch), and the rank
-correlation of predicted and measured times within a kernel.
+another is priced ``FIRST_PICK_MARGIN`` faster) is within 5% of the fastest, how often the fastest of the baseline
+(the rules' own launch, where the table knows it) and the model's first ``k`` is, and the launches that costs to time
+(candidates that came out the same kernel were timed once and logged with one time, so one time is one launch), and
+the rank correlation of predicted and measured times within a kernel.
 """
 
 from __future__ import annotations
@@ -124,8 +124,8 @@ def accuracy(frame: pd.DataFrame, predicted: pd.Series, ks=(1, 2, 3)) -> dict[st
     return summary
 
 
-def first_pick_margins(frame: pd.DataFrame, predicted: pd.Series, margins=(0.0, 0.05, 0.075, 0.1, 0.15, 0.2)
-                       ) -> pd.DataFrame:
+def first_pick_margins(frame: pd.DataFrame, predicted: pd.Series,
+                       margins=tuple(sorted({0.0, 0.05, FIRST_PICK_MARGIN, 0.1, 0.15, 0.2}))) -> pd.DataFrame:
     """The first pick's accuracy at each margin of ``margins`` (``select_algorithm.first_pick``), over the kernels of
     ``frame`` whose rules' launch the table knows: within 5% of the fastest, its time over the fastest (geomean) and
     the kernels over 1.2x.  The data behind ``FIRST_PICK_MARGIN``."""
@@ -222,7 +222,8 @@ def main(argv=None) -> None:
         print(f"  {key}: {value:.3f}" if isinstance(value, float) else f"  {key}: {value}")
     print(f"the first pick at other margins than FIRST_PICK_MARGIN = {FIRST_PICK_MARGIN} (kernels whose rules' launch "
           "is known):")
-    print(first_pick_margins(frame, predicted).to_string(float_format=lambda v: f"{v:.3f}"))
+    margins = first_pick_margins(frame, predicted).astype({"kernels": int, "over 1.2x": int})
+    print(margins.to_string(float_format=lambda v: f"{v:.3f}"))
     print("by family, within 5% of the fastest candidate:")
     print(by_family(frame, predicted).to_string(float_format=lambda v: f"{v:.2f}"))
     print("what each candidate buys (the fastest of the others against the fastest of all):")

@@ -282,12 +282,13 @@ def pick_accuracy(frame: pd.DataFrame, pick: str, among: list[str], tolerance: f
 
 
 def compile_to_compile(frame: pd.DataFrame, first: str = "fused", second: str = "fused_every",
-                       tolerance: float = PICK_TOLERANCE) -> dict[str, float]:
+                       tolerance: float = PICK_TOLERANCE) -> dict[str, float | int]:
     """How a candidate's time at compile repeats from one compile of a site to another: over the candidates that both
     variants' decision logs timed for the same kernel of the same site, the count, the median and 95th percentile of
     ``|log(second's µs / first's µs)|``; and over the kernels where both timed two or more of the same candidates
     (with two distinct times), how often the fastest of them by ``first``'s times is within ``tolerance`` of the
-    fastest by ``second``'s.  Empty where no candidate was timed in both."""
+    fastest by ``second``'s.  A site's kernels are told apart by their reductions' names (one kernel a name in the
+    random sites).  Empty where no candidate was timed in both."""
     diffs, agree, kernels = [], 0, 0
     for a, b in frame.reindex(columns=[f"decisions_{first}", f"decisions_{second}"]).dropna().itertuples(index=False):
         timed_b = {names: {c: us for c, us, _ in items if us and math.isfinite(us)}

@@ -951,8 +951,17 @@ _GRAPH_MEMOS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 def graph_memo(name: str) -> dict:
     """A dict named ``name`` that lives as long as the graph being lowered (``V.graph``; Inductor dedups a graph's
     kernels of the same source into one definition, ``wrapper.src_to_kernel``, and this keeps a choice for them
-    alike).  Raises what ``V.graph`` raises outside a lowering."""
-    return _GRAPH_MEMOS.setdefault(V.graph, {}).setdefault(name, {})
+    alike).
+
+    Raises:
+        RuntimeError: outside a lowering (where ``V.graph`` is Inductor's ``NullHandler``, one object a thread: a
+            memo there would outlive the compile)."""
+    from torch._inductor.virtualized import NullHandler
+
+    graph = V.graph
+    if isinstance(graph, NullHandler):
+        raise RuntimeError("graph_memo needs a graph being lowered (V.graph)")
+    return _GRAPH_MEMOS.setdefault(graph, {}).setdefault(name, {})
 
 
 @contextlib.contextmanager

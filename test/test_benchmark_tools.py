@@ -91,6 +91,12 @@ def test_model_pick_accuracy_counts_kernels_with_every_default_candidate_timed()
     frame = pd.DataFrame(dict(decisions_fused_every=[right, wrong, partial, None], decisions_fused_all=[right] * 4))
     assert random_sites.model_pick_accuracy(frame) == (1, 2)
     assert random_sites.model_pick_accuracy(frame, "fused_all") == (4, 4)
+    # one tile priced within select_algorithm.FIRST_PICK_MARGIN of the rules' launch: the rules' launch is the pick
+    near = [9.0, 8.8] + [9.5] * (n - 2)
+    kept_right = line([5.0] + [10.0] * (n - 1), near)  # the rules' launch ran fastest
+    kept_wrong = line([10.0] + [5.0] * (n - 1), near)  # it ran twice the fastest
+    kept = pd.DataFrame(dict(decisions_fused_every=[kept_right, kept_wrong]))
+    assert random_sites.model_pick_accuracy(kept) == (1, 2)
 
 
 def test_compile_to_compile_compares_the_candidates_both_compiles_timed():
