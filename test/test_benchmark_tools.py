@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 import pytest
 import torch
@@ -117,6 +118,26 @@ def test_compile_to_compile_compares_the_candidates_both_compiles_timed():
     # one tile the fastest of the two by the first compile: also by the second (8.0 < 11.0), not after the flip (7.0)
     assert (repeat["kernels"], repeat["picks within tolerance"]) == (2, 1)
     assert random_sites.compile_to_compile(frame.assign(decisions_fused_every=None)) == {}
+
+
+@pytest.mark.slow
+def test_lab_alike_counts_fewer_timed_kernels_with_the_graph_memo():
+    """benchmarks.lab_alike on a small Float8 stack (in a fresh process: torchao rewrites Inductor's min/max codegen
+    for the process): with the memo, kernels alike take an earlier choice, so fewer kernels and fewer candidates are
+    timed, and every kernel timed without it is either timed or alike with it; the output defines the same kernels."""
+    pytest.importorskip("torchao")
+    from reduction_transpose_fusion_testing.processes import run_python
+
+    run = run_python("from benchmarks import lab_alike; "
+                     "lab_alike.main(['--layers', '3', '--dim', '512', '--hidden', '2048', '--tokens', '4096'])")
+    assert run.returncode == 0, run.stderr[-3000:]
+    with_memo, without = ({key: int(value) for key, value in re.findall(r"(kernels timed|timings|kernels alike|"
+                                                                          r"kernels defined) (\d+)", line)}
+                          for line in run.stdout.strip().splitlines()[-2:])
+    assert with_memo["kernels alike"] > 0 and without["kernels alike"] == 0
+    assert with_memo["kernels timed"] + with_memo["kernels alike"] == without["kernels timed"]
+    assert with_memo["timings"] < without["timings"]
+    assert with_memo["kernels defined"] == without["kernels defined"]
 
 
 def test_the_attribution_names_what_the_flag_removed_and_added():
