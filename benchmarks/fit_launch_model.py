@@ -75,6 +75,18 @@ def predict(frame: pd.DataFrame, model: profitability.CandidateModel) -> pd.Seri
 SHIPPED = "as shipped (none timed where sure, else the baseline + first TIMED_CANDIDATES)"
 
 
+def _kernels(frame: pd.DataFrame):
+    """Yields ``(rows, base)`` for each kernel of ``frame`` with two or more candidates: its rows, one a candidate
+    (candidates that came out one kernel were timed once and logged with one time: one candidate, as codegen ranks
+    them), and the position of its rules' launch among them (None where the table could not rebuild it)."""
+    for _, kernel in frame.groupby("kernel"):
+        kernel = kernel.drop_duplicates(subset="us", keep="first")
+        if len(kernel) < 2:
+            continue
+        rules = kernel.index[kernel["candidate"] == "rules"]
+        yield kernel, kernel.index.get_loc(rules[0]) if len(rules) else None
+
+
 def accuracy(frame: pd.DataFrame, predicted: pd.Series, ks=(1, 2, 3)) -> dict[str, float]:
     """The ranking's accuracy over the kernels of ``frame`` with two or more priced candidates (module docstring).
     Each choice of what to time is :func:`select_algorithm.candidates_to_time`'s, as shipped and with the baseline
@@ -83,14 +95,8 @@ def accuracy(frame: pd.DataFrame, predicted: pd.Series, ks=(1, 2, 3)) -> dict[st
     policies = {SHIPPED: {}} | {f"baseline + first {k}": dict(count=k, sure=math.inf) for k in ks}
     out = {"kernels": 0, "first": 0, "priced fastest": 0, "rules": 0, "rules known": 0, "rho": []}
     out |= {name: {"within": 0, "timed": 0, "untimed": 0, "loss": []} for name in policies}
-    for _, kernel in frame.groupby("kernel"):
-        # candidates that came out one kernel were timed once, logged with one time: one candidate, as codegen ranks
-        kernel = kernel.drop_duplicates(subset="us", keep="first")
-        if len(kernel) < 2:
-            continue
+    for kernel, base in _kernels(frame):
         best = kernel["us"].min()
-        rules = kernel[kernel["candidate"] == "rules"]
-        base = kernel.index.get_loc(rules.index[0]) if len(rules) else None  # None: the table could not rebuild it
         out["kernels"] += 1
         out["first"] += kernel["us"].iloc[first_pick(list(kernel["pred"]), base)] <= (1 + TOLERANCE) * best
         out["priced fastest"] += kernel.loc[kernel["pred"].idxmin(), "us"] <= (1 + TOLERANCE) * best
@@ -98,7 +104,7 @@ def accuracy(frame: pd.DataFrame, predicted: pd.Series, ks=(1, 2, 3)) -> dict[st
             out["rho"].append(spearmanr(kernel["us"], kernel["pred"]).statistic)
         if base is None:
             continue
-        out["rules"] += rules["us"].iloc[0] <= (1 + TOLERANCE) * best
+        out["rules"] += kernel["us"].iloc[base] <= (1 + TOLERANCE) * best
         out["rules known"] += 1
         for name, options in policies.items():
             timed = candidates_to_time(list(kernel["pred"]), base, **options)
@@ -131,12 +137,9 @@ def first_pick_margins(frame: pd.DataFrame, predicted: pd.Series,
     the kernels over 1.2x.  The data behind ``FIRST_PICK_MARGIN``."""
     frame = frame.assign(pred=predicted).dropna(subset=["pred"])
     ratios: dict[float, list[float]] = {m: [] for m in margins}
-    for _, kernel in frame.groupby("kernel"):
-        kernel = kernel.drop_duplicates(subset="us", keep="first")  # as accuracy(): one time, one candidate
-        rules = kernel[kernel["candidate"] == "rules"]
-        if len(kernel) < 2 or not len(rules):
+    for kernel, base in _kernels(frame):
+        if base is None:
             continue
-        base = kernel.index.get_loc(rules.index[0])
         for m in margins:
             ratios[m].append(kernel["us"].iloc[first_pick(list(kernel["pred"]), base, m)] / kernel["us"].min())
     rows = {m: {"kernels": len(r), "within 5%": float(np.mean(np.array(r) <= 1 + TOLERANCE)),

@@ -133,10 +133,9 @@ def model_pick_accuracy(frame: pd.DataFrame, variant: str = "fused_every", toler
             default = [(name, us, model) for name, us, model in items if name in DEFAULT_CANDIDATES]
             if any(us is None or model is None for _, us, model in default) or len({us for _, us, _ in default}) < 2:
                 continue
-            rules = next((i for i, (name, _, _) in enumerate(default) if name == describe({})), None)
-            first = first_pick([model for _, _, model in default], rules)
-            default = [(us, model) for _, us, model in default]
-            within += default[first][0] <= (1 + tolerance) * min(us for us, _ in default)
+            names, times, prices = zip(*default)
+            first = first_pick(list(prices), names.index(describe({})) if describe({}) in names else None)
+            within += times[first] <= (1 + tolerance) * min(times)
             counted += 1
     return within, counted
 

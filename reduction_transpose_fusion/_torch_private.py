@@ -152,6 +152,7 @@ log = logging.getLogger(__name__)
 
 __all__ = [
     "AlignedWorkspaceCache",
+    "BENCHMARK_ARGS",
     "CUDACombinedScheduling",
     "CeilDiv",
     "DisableReduction",
@@ -799,12 +800,13 @@ def candidate_kernel_source(scheduling: TritonScheduling, features) -> str:
         inductor_metrics.generated_kernel_count = count
     # the benchmark's imports after the kernel, whose lines are then the emitted kernel's: Triton's compile cache keys
     # a kernel by its function's first line too (see named_as_emitted)
-    if imports and imports in source and _BENCHMARK_ARGS in source:
-        source = source.replace(imports, "", 1).replace(_BENCHMARK_ARGS, imports + _BENCHMARK_ARGS, 1)
+    if imports and imports in source and BENCHMARK_ARGS in source:
+        source = source.replace(imports, "", 1).replace(BENCHMARK_ARGS, imports + BENCHMARK_ARGS, 1)
     return source.replace(str(Placeholder.KERNEL_NAME), "triton_")
 
 
-_BENCHMARK_ARGS = "\ndef get_args():"  # the benchmark module's harness after the kernel (``codegen_kernel_benchmark``)
+# the benchmark module's harness after the kernel (``codegen_kernel_benchmark``): its arguments, then ``call``
+BENCHMARK_ARGS = "\ndef get_args():"
 
 
 def time_kernel_source(scheduling: TritonScheduling, source: str, names: list[str], every_config: bool = False

@@ -96,12 +96,15 @@ import torch
 import torch._inductor.config as inductor_config
 
 from .. import _torch_private, select_algorithm
-from .._torch_private import CeilDiv, TritonKernel, TritonScheduling
+from .._torch_private import BENCHMARK_ARGS, CeilDiv, TritonKernel, TritonScheduling
 from ..runtime.triton_heuristics import FinishGrid, RowTileGrid
 from ..select_algorithm import (STOCK_LAUNCH, UNTIMED_MARGIN, candidates_to_time, describe,
                                 fastest_candidate, first_pick, launch_candidate, recording_prediction)
 
 log = logging.getLogger(__name__)
+
+# the log's phrase for a kernel that takes the launch chosen for one alike earlier in its graph (benchmarks count it)
+ALIKE_LOG = "launch candidates as timed for the same kernel earlier in this graph"
 
 # Partials rows the last program combines per step of its finish loop (lab, 2026-11-30: 16 was as fast as 64 or
 # faster on 7 of 8 shapes, with fewer registers; benchmarks/results/lab/2026-11-30-h200-lab-ticket.csv).
@@ -440,18 +443,17 @@ def with_finish_kernel(benchmark_source: str) -> str:
         AssertionError: as :func:`finish_kernel_source`, or if the module does not launch ``triton_`` once.
     """
     finish = finish_kernel_source(benchmark_source)
-    kernel = finish[finish.index("@triton_heuristics."):finish.index(_BENCHMARK_ARGS)]
+    kernel = finish[finish.index("@triton_heuristics."):finish.index(BENCHMARK_ARGS)]
     source, launches = _BENCHMARK_LAUNCH.subn(
         lambda m: f"{m.group(0)}\n{m.group(1)}triton_finish_.run(*args, stream={m.group(2)})", benchmark_source)
     if launches != 1:
         raise AssertionError(f"expected one launch of triton_ in the benchmark module, found {launches}")
-    return source.replace(_BENCHMARK_ARGS, "\n" + kernel.replace("def triton_(", "def triton_finish_(", 1)
-                          + _BENCHMARK_ARGS, 1)
+    return source.replace(BENCHMARK_ARGS, "\n" + kernel.replace("def triton_(", "def triton_finish_(", 1)
+                          + BENCHMARK_ARGS, 1)
 
 
-# the benchmark module's parts (Inductor's codegen_kernel with benchmark_kernel=True): its arguments, its one launch
-_BENCHMARK_ARGS = "\ndef get_args():"
-# (its stream: ``stream0`` in torch 2.11, ``raw_stream0`` in 2.15)
+# the benchmark module's one launch (Inductor's codegen_kernel with benchmark_kernel=True; its arguments come at
+# BENCHMARK_ARGS), on its stream: ``stream0`` in torch 2.11, ``raw_stream0`` in 2.15
 _BENCHMARK_LAUNCH = re.compile(r"^( +)triton_\.run\(\*args, stream=(\w+)\)$", re.M)
 
 
@@ -745,8 +747,7 @@ class ReductionTransposeTritonScheduling(TritonScheduling):
             chosen = _torch_private.graph_memo("launch choices")
             key = (describe(baseline), tuple((describe(c), src) for c, src in generated), tuple(to_time))
             if key in chosen:
-                log.info("%s: launch candidates as timed for the same kernel earlier in this graph; emitted %s", names,
-                         describe(chosen[key]))
+                log.info("%s: %s; emitted %s", names, ALIKE_LOG, describe(chosen[key]))
                 return dict(chosen[key])
             modules = {}  # the benchmark modules, named as the emitted kernel will be: its compile reuses theirs
             for i in to_time:

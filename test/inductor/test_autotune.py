@@ -11,10 +11,7 @@ from __future__ import annotations
 import json
 import logging
 import math
-import os
 import re
-import subprocess
-import sys
 import tempfile
 import unittest.mock
 
@@ -30,6 +27,7 @@ from reduction_transpose_fusion.select_algorithm import (AUTOTUNE_CANDIDATES, AU
 from reduction_transpose_fusion_testing import families, interpret
 from reduction_transpose_fusion_testing.logs import decision_log
 from reduction_transpose_fusion_testing.output_code import kernel_sources
+from reduction_transpose_fusion_testing.processes import run_python
 
 ON = families.FUSE_EVERY_SITE
 # bf16[8192, 4096]: the rules give one wave of looping programs, so one row tile a program (persistent) and the
@@ -172,9 +170,7 @@ def compiled_in_fresh_process(body: str, data, **env: str):
         "from reduction_transpose_fusion import _torch_private\n"
         "config.use_static_cuda_launcher = False\n"
         "data = json.load(sys.stdin)\n" + body)
-    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"} | env
-    proc = subprocess.run([sys.executable, "-c", script], input=json.dumps(data), capture_output=True, text=True,
-                          env=env, timeout=600)
+    proc = run_python(script, stdin=json.dumps(data), **env)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
