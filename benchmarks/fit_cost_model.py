@@ -225,8 +225,9 @@ def report_separate(frame: pd.DataFrame, model: profitability.Model) -> str:
 
 def tile_sites(lab: list[pathlib.Path]) -> pd.DataFrame:
     """One row per column tile measured in the labs (a site and an ``XBLOCK``) with the warps the package gives that
-    ``XBLOCK`` (``column_tile`` with it as an override), of sites stock splits: N, the bytes the kernel moves and
-    loads, the bytes of a loaded row a program covers, its µs, stock's and the package's (the ``fused`` variant)."""
+    ``XBLOCK`` (``column_tile`` with it as an override), of sites stock splits: N, the bytes the kernel moves, the
+    bytes of the sectors its row-major loads and stores leave unused (``profitability.unused_sector_bytes``), its
+    µs, stock's and the package's (the ``fused`` variant)."""
     rows = []
     for path in lab:
         frame = pd.read_csv(path)
@@ -241,11 +242,13 @@ def tile_sites(lab: list[pathlib.Path]) -> pd.DataFrame:
                 xblock, warps = map(int, ran.groups())
                 if column_tile(r["cols"], r["rows"], itemsize, heavy, {"XBLOCK": xblock}) != (xblock, warps):
                     continue
+                elements, stores = r["rows"] * r["cols"], ROW_MAJOR_STORES.get(r["family"], ())
+                loaded = r["bytes_moved"] / elements - _store_itemsize(r) - sum(stores)
                 rows.append(dict(source=path.stem, site=f"{r['family']} {r['dtype']}[{r['rows']}x{r['cols']}]",
                                  rows=r["rows"], xblock=xblock, fused_bytes=r["bytes_moved"],
-                                 load_bytes=r["bytes_moved"] - r["rows"] * r["cols"] * _store_itemsize(r),
-                                 row_bytes=xblock * itemsize, stock_us=r["stock_us"], fused_us=r["fused_us"],
-                                 tile_us=r[f"{variant}_us"]))
+                                 unused_bytes=profitability.unused_sector_bytes(elements, xblock, loaded, itemsize,
+                                                                                stores),
+                                 stock_us=r["stock_us"], fused_us=r["fused_us"], tile_us=r[f"{variant}_us"]))
     return pd.DataFrame(rows).drop_duplicates(["site", "xblock"])
 
 
@@ -253,6 +256,8 @@ def tile_sites(lab: list[pathlib.Path]) -> pd.DataFrame:
 HEAVY_FAMILIES = (families.f2_gelu_backward,)
 # the families whose transposed copy is fp8 (the others store the site's dtype)
 FP8_FAMILIES = ("F5-fp8-cast-transpose-dbias", "F5-rowwise")
+# the element sizes of the full-size tensors a family also stores row-major (``Site.stores``): the fp8 cast's q
+ROW_MAJOR_STORES = {"F5-fp8-cast-transpose-dbias": (1,)}
 
 
 def _store_itemsize(r: dict) -> int:
@@ -260,7 +265,7 @@ def _store_itemsize(r: dict) -> int:
 
 
 def predict_tile(frame: pd.DataFrame, model: profitability.ColumnTileModel) -> np.ndarray:
-    return np.array([profitability.column_tile_us(r.rows, r.fused_bytes, r.load_bytes, r.row_bytes, model)
+    return np.array([profitability.column_tile_us(r.rows, r.fused_bytes, r.unused_bytes, model)
                      for r in frame.itertuples()])
 
 

@@ -67,18 +67,25 @@ registers: Inductor's persistent reduction, unsplit (``runtime.triton_heuristics
 sector of a row, narrower where N needs it, at most 16384 elements a program).  It reads x once, writes ``v.T`` from
 the same registers, and has one launch with no partials, no finish and no semaphores; and a reduction whose result a
 full-size op reads (a centering, a rowwise fp8 cast's column scale), which any other launch must finish before a
-second pass over x, is finished in the program's registers.  Its time is a launch, the bytes (the loaded ones
+second pass over x, is finished in the program's registers.  Its time is a launch, the bytes (the row-major ones
 counted again for the part of each 32-byte sector a program does not use) and a term per row:
 
     column_tile = column_tile.fixed_us + column_tile.row_us * N
-                  + (fused_bytes + column_tile.sector_waste * (32 / row_bytes - 1) * load_bytes) / column_tile.mb_per_us
+                  + (fused_bytes + column_tile.sector_waste * unused_bytes) / column_tile.mb_per_us
+    unused_bytes = N * C * sum over the row-major loads and stores a of max(0, 32 / XBLOCK - itemsize(a))
 
-where ``row_bytes`` is ``XBLOCK`` times the element size (at most 32).  Fit to the 252 tiles of at most 16384
+(:func:`unused_sector_bytes`): a program's row of ``XBLOCK`` elements covers ``XBLOCK * itemsize`` bytes of a 32-byte
+sector.  ``fused_bytes`` counts the full-size tensors stored row-major besides ``v.T`` (``Site.stores``: a Float8
+cast's ``q``, which its GEMM reads too), whose rows of one byte an element leave three quarters of a sector unused at
+XBLOCK 8.  Fit to the 252 tiles of at most 16384
 elements (4096 under a transcendental producer) measured in the tile's H200 labs with the warps the package gives
 them, 137 tiles of sites stock splits: random seeds 2117554925 and 1444571567 (N in [128, 4096], C in [8, 8192], at
 most 8 MB, each site on 4, 8 and 16 warps; package ``d00ae449``) and 640289596 (N in [1024, 16384], C in [8, 4096],
 XBLOCK 8, 4 and 2; package ``57bfef61``), ``results/lab/*-column-tile*.csv``: rms error of the log time 0.21 (0.18
-for one sector a row, 0.25 for XBLOCK 2), rank correlation 0.92.  Tiles of one sector ran 1.10-3.14x faster than stock
+for one sector a row, 0.24 for XBLOCK 2), rank correlation 0.92.  The row-major stores' sectors were added later
+(2026-12-06): the tile of a Float8 cast-transpose-dbias (q, q.T and the bias gradient) was priced at 0.55x of its time
+(median; 28 kernels of the random-site runs' launch candidates, up to 0.36x at N = 7594) and 0.74x with them;
+refitting the four constants with the stores' term left the labs' rms error at 0.206.  Tiles of one sector ran 1.10-3.14x faster than stock
 (geomean 2.09x on the first lab's 64 sites that take one); tiles of part of a sector 0.70-2.19x, faster than
 a sector's where C is narrow (more programs) and slower where it is wide.  Where it is allowed
 (``reduction_transpose.column_tile_allowed``: static N, a reduction stock splits, N fits the tile) it is one more
@@ -143,21 +150,33 @@ class ColumnTileModel:
     """The constants of the column tile's formula (module docstring; µs, MB per µs, a fraction, µs per row); the
     defaults are its fit."""
 
-    fixed_us: float = 1.83
-    mb_per_us: float = 2.10
-    sector_waste: float = 0.228
-    row_us: float = 0.536e-3
+    fixed_us: float = 1.84
+    mb_per_us: float = 2.15
+    sector_waste: float = 0.252
+    row_us: float = 0.522e-3
 
 
 COLUMN_TILE = ColumnTileModel()
 
 
-def column_tile_us(rows: int, fused_bytes: int, load_bytes: int, row_bytes: int,
-                   model: ColumnTileModel = COLUMN_TILE) -> float:
-    """Predicted µs of the column tile (module docstring) over ``rows`` rows, moving ``fused_bytes`` of which
-    ``load_bytes`` are loaded ``row_bytes`` a row a program (``XBLOCK`` times the element size)."""
-    waste = max(1.0, COLUMN_TILE_ROW_BYTES / row_bytes) - 1  # the loads come in sectors of that many bytes
-    return (model.fixed_us + (fused_bytes + model.sector_waste * waste * load_bytes) / 1e6 / model.mb_per_us
+def unused_sector_bytes(elements: int, xblock: int, load_bytes: int, widest: int, stores: tuple[int, ...] = ()
+                        ) -> float:
+    """Bytes of the 32-byte sectors that the column tile's row-major accesses over ``elements`` elements of ``x``
+    fetch or write but do not use (module docstring): a program covers ``xblock`` elements of a row, ``xblock * s``
+    bytes of a sector for a tensor of ``s`` bytes an element.  ``load_bytes`` bytes an element are loaded, at the
+    widest element size ``widest``; ``stores`` are the element sizes of the full-size tensors stored row-major (a
+    Float8 cast's ``q``, which its GEMM reads too; ``Site.stores``).  The transposed copy's rows run along N, whole
+    sectors."""
+    def unused(itemsize: int) -> float:
+        return max(0.0, COLUMN_TILE_ROW_BYTES / xblock - itemsize)
+
+    return elements * (load_bytes / widest * unused(widest) + sum(map(unused, stores)))
+
+
+def column_tile_us(rows: int, fused_bytes: int, unused_bytes: float, model: ColumnTileModel = COLUMN_TILE) -> float:
+    """Predicted µs of the column tile (module docstring) over ``rows`` rows, moving ``fused_bytes`` (the row-major
+    stores included) and touching ``unused_bytes`` more of their sectors (:func:`unused_sector_bytes`)."""
+    return (model.fixed_us + (fused_bytes + model.sector_waste * unused_bytes) / 1e6 / model.mb_per_us
             + model.row_us * rows)
 
 
@@ -238,8 +257,7 @@ class Estimate:
 
 def estimate(rows: int, cols: int, reductions: int, stock_bytes: int, fused_bytes: int, rsplit: int,
              xblock: int, model: Model = MODEL, walk: bool = False, walk_model: WalkModel = WALK,
-             split: bool = True, separate: bool = False, tile_row_bytes: int = 0, load_bytes: int = 0,
-             tile_model: ColumnTileModel = COLUMN_TILE) -> Estimate:
+             split: bool = True, separate: bool = False, tile_us: float = math.inf) -> Estimate:
     """The model above for a site stock splits.
 
     Args:
@@ -255,10 +273,8 @@ def estimate(rows: int, cols: int, reductions: int, stock_bytes: int, fused_byte
         split: whether the split is a choice (not under the expert's ``UNSPLIT=1``; then ``split_us`` is ``inf``).
         separate: whether the separate finish is a choice (``reduction_transpose.separate_allowed``; more than one
             program a column block).
-        tile_row_bytes: the bytes of a loaded row the column tile's program covers (``XBLOCK`` times the element
-            size); 0 where the tile is not a choice (``reduction_transpose.column_tile_allowed``).
-        load_bytes: the bytes of ``fused_bytes`` that are loaded (the column tile's sector term).
-        tile_model: the column tile's constants.
+        tile_us: the column tile's predicted µs (:func:`column_tile_us`); ``inf`` where the tile is not a choice
+            (``reduction_transpose.column_tile_allowed``).
     """
     programs = rsplit * -(-cols // xblock)
     stock_kernels = 2 + reductions
@@ -274,10 +290,8 @@ def estimate(rows: int, cols: int, reductions: int, stock_bytes: int, fused_byte
     if separate_time * (1 + SEPARATE_MIN_GAIN) > split_time:  # a gain within the timing noise: keep the measured split
         separate_time = math.inf
     walk_time = walk_us(rows, cols, fused_bytes, walk_model) if walk else math.inf
-    tile_time = (column_tile_us(rows, fused_bytes, load_bytes, tile_row_bytes, tile_model) if tile_row_bytes
-                 else math.inf)
     return Estimate(stock, split_time, walk_time, stock_kernels, stock_bytes / 1e6, fused_bytes / 1e6, programs,
-                    separate_time, tile_time)
+                    separate_time, tile_us)
 
 
 # The launch candidates' ranking.  The candidates timed at compile (select_algorithm.CANDIDATES_BY_DTYPE) are ranked

@@ -88,6 +88,9 @@ class Site:
         op_count: the pointwise ops walked from ``x`` to ``u`` and ``v`` (views included).
         narrowest, widest: the smallest and largest element sizes of ``v`` and the full-size tensors ``u`` and ``v``
             are computed from.
+        stores: the element sizes of the full-size tensors computed on the way to ``u`` and ``v`` that a node outside
+            the site reads (a graph output, another kernel's operand: Float8's ``q``, which its GEMM reads too), so
+            stored row-major fused or not (:func:`_stores`).
     """
 
     transpose: str
@@ -112,6 +115,7 @@ class Site:
     op_count: int = 0
     narrowest: int = 4
     widest: int = 4
+    stores: tuple[int, ...] = ()
 
     @property
     def nbytes(self) -> Optional[int]:
@@ -501,23 +505,23 @@ def predicted_estimate(site: Site, reductions: int, row_tiles: bool,
     # only launch too
     tile_alone = bool(site.result_reader or site.copy_reads_reduction) or not atomics_allowed()
     tile = site_column_tile(site)
-    tile_args = dict(tile_row_bytes=tile[0] * site.widest if tile else 0,
-                     load_bytes=(moved - site.itemsize) * rows * cols)
+    tile_us = predicted_column_tile_us(site, tile[0]) if tile else math.inf
     if override.get("COLUMN_TILE") and tile or tile_alone:
         return profitability.estimate(rows, cols, reductions, stock_bytes, moved * rows * cols, launch.RSPLIT,
-                                      launch.XBLOCK, split=False, **tile_args)
+                                      launch.XBLOCK, split=False, tile_us=tile_us)
     return profitability.estimate(rows, cols, reductions, stock_bytes, moved * rows * cols, launch.RSPLIT,
                                   launch.XBLOCK, walk=unsplit, split=not unsplit,
-                                  separate=separate_allowed(row_tiles), **tile_args)
+                                  separate=separate_allowed(row_tiles), tile_us=tile_us)
 
 
 def predicted_column_tile_us(site: Site, xblock: int) -> float:
     """The cost model's µs for ``site``'s column tile of ``xblock`` columns a program (:func:`.profitability.
-    column_tile_us`, as :func:`predicted_estimate` prices it), whether or not the model would offer it."""
+    column_tile_us`, as :func:`predicted_estimate` prices it), whether or not the model would offer it: the fused
+    kernel's bytes and the row-major stores (``Site.stores``), and the sectors they leave unused."""
     rows, cols = site.hints
     moved = _moved(site)
-    return profitability.column_tile_us(rows, moved * rows * cols, (moved - site.itemsize) * rows * cols,
-                                        xblock * site.widest)
+    unused = profitability.unused_sector_bytes(rows * cols, xblock, moved - site.itemsize, site.widest, site.stores)
+    return profitability.column_tile_us(rows, (moved + sum(site.stores)) * rows * cols, unused)
 
 
 def separate_allowed(row_tiles: bool = False) -> bool:
@@ -684,7 +688,7 @@ def find_sites(graph: torch.fx.Graph) -> list[Site]:
     """All (transposed copy, leading-dim reduction) pairs of ``graph`` that share a full-size source."""
     copies = [(n, _transposed_operand(n)) for n in graph.nodes]
     copies = [(n, v) for n, v in copies if v is not None]
-    sites = []
+    sites, computed = [], []  # computed[i]: the nodes computed on the way to sites[i]'s u and v
     for red in graph.nodes:
         if red.op != "call_function" or red.target not in REDUCTIONS:
             continue
@@ -714,7 +718,23 @@ def find_sites(graph: torch.fx.Graph) -> list[Site]:
                               column_reduction_read(v, shared[0], rows * cols), _itembytes(u_leaves), _itembytes(v_leaves),
                               _itembytes(shared), _op_count(u, rows * cols) + _op_count(v, rows * cols),
                               *_itemsize_range([v, *u_leaves, *v_leaves])))
-    return sites
+            computed.append({n for root in (u, v) for n, inputs in _walk(root) if inputs is not None})
+    return _with_stores(sites, computed, graph)
+
+
+def _with_stores(sites: list[Site], computed: list[set], graph: torch.fx.Graph) -> list[Site]:
+    """``sites`` with their ``Site.stores``: the element sizes of the full-size tensors computed (not viewed) on the
+    way to ``u`` and ``v`` (``computed``) that a node reads other than the ops of the sites sharing the transposed
+    copy (one fused kernel): Inductor stores those row-major whatever it fuses."""
+    nodes = {n.name: n for n in graph.nodes}
+    own = collections.defaultdict(set)  # the copy's name: the ops of the sites sharing it
+    for site, nodes_of_site in zip(sites, computed):
+        copy = nodes[site.transpose]
+        own[site.transpose] |= nodes_of_site | {nodes[site.reduction], copy, copy.args[0]}  # clone(permute(v))
+    return [dataclasses.replace(site, stores=tuple(sorted(
+        n.meta["val"].element_size() for n in nodes_of_site
+        if n.target not in ROW_MAJOR_VIEWS and _known_eq(_numel(n), _numel(nodes[site.transpose]))
+        and any(user not in own[site.transpose] for user in n.users)))) for site, nodes_of_site in zip(sites, computed)]
 
 
 def _itemsize_range(nodes: list[torch.fx.Node]) -> tuple[int, int]:

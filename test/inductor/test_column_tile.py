@@ -6,12 +6,17 @@ and test_gpu.py's test_column_tile_on_gpu."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 import torch
 from torch._inductor import config as inductor_config
+from torch._inductor.decomposition import select_decomp_table
+from torch.fx.experimental.proxy_tensor import make_fx
 
 from reduction_transpose_fusion import config
 from reduction_transpose_fusion.fx_passes import profitability
+from reduction_transpose_fusion.fx_passes import reduction_transpose as rt
 from reduction_transpose_fusion.runtime.triton_heuristics import COLUMN_TILE_MAX_ELEMENTS, column_tile
 from reduction_transpose_fusion_testing import families, interpret
 
@@ -91,12 +96,42 @@ def test_a_second_pass_the_tile_cannot_hold_stays_with_stock(decisions):
 
 def test_the_cost_model_prices_the_sector_and_the_rows():
     """More rows and less of a sector a row cost more; a site whose only launch is the tile has no split."""
-    base = profitability.column_tile_us(500, 10**6, 6 * 10**5, 32)
-    assert profitability.column_tile_us(500, 10**6, 6 * 10**5, 8) > base
-    assert profitability.column_tile_us(5000, 10**6, 6 * 10**5, 32) > base
-    guess = profitability.estimate(671, 115, 1, 10**6, 6 * 10**5, 11, 32, split=False, tile_row_bytes=32,
-                                   load_bytes=3 * 10**5)
+    def unused(xblock, stores=()):  # 10**5 elements, 2 bytes of bf16 loaded
+        return profitability.unused_sector_bytes(10**5, xblock, 2, 2, stores)
+
+    assert unused(16) == 0 and unused(8) == 2 * 10**5  # 16 of a sector's 32 bytes unused a row of 8
+    assert unused(16, (1,)) == 10**5  # a row of 16 fp8 elements: half a sector
+    base = profitability.column_tile_us(500, 10**6, unused(16))
+    assert profitability.column_tile_us(500, 10**6, unused(8)) > base
+    assert profitability.column_tile_us(500, 10**6, unused(16, (1,))) > base
+    assert profitability.column_tile_us(5000, 10**6, unused(16)) > base
+    guess = profitability.estimate(671, 115, 1, 10**6, 6 * 10**5, 11, 32, split=False, tile_us=base)
     assert guess.column_tile and guess.split_us == float("inf") and "column tile" in guess.describe()
+
+
+def test_a_row_major_store_is_priced_with_its_sectors():
+    """Float8's cast-transpose-dbias stores q row-major besides q.T: its bytes and the sectors its 1-byte rows leave
+    unused count in the tile's price; a tensor only the fused sites read is not stored."""
+    def sites(fn, *inputs):
+        return rt.find_sites(make_fx(fn, decomposition_table=select_decomp_table())(*inputs).graph)
+
+    g = torch.randn(2048, 96, dtype=torch.bfloat16)
+    (fp8,) = sites(families.f5_fp8_cast_transpose_dbias, g, torch.tensor(2.0))
+    assert fp8.stores == (1,)
+    assert rt.predicted_column_tile_us(fp8, 4) > rt.predicted_column_tile_us(dataclasses.replace(fp8, stores=()), 4)
+    (cast,) = sites(families.f5_bf16_cast, g.float())
+    assert cast.stores == ()
+
+    def returned(a, b):
+        y = a * b + 1
+        return y, y.t().contiguous(), y.sum(0)
+
+    def squared(a, b):  # y * y is one more reduction of the same kernel: y stays in registers
+        y = a * b + 1
+        return y.t().contiguous(), y.sum(0), (y * y).sum(0)
+
+    assert [s.stores for s in sites(returned, g.float(), g.float())] == [(4,)]
+    assert [s.stores for s in sites(squared, g.float(), g.float())] == [(), ()]
 
 
 def test_the_expert_key_takes_only_the_tiles_own_keys():
