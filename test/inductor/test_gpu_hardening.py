@@ -147,17 +147,10 @@ def test_one_program_per_row_tile_of_a_dynamic_n(name, decisions):
 def test_more_than_2_31_elements(name):
     case = families.CASES[name]
     rows, cols = 65536, 40000  # 2.6e9 elements, 5.2 GB per bf16 tensor
-    operands = len(case.shapes(1, 1))
-    # the operands, the outputs fused and stock's, and randn's f32 draw (two bf16 tensors' worth): 26-31 GB, which
-    # an 80 GB card shared by parallel test workers may not have free
-    need = (operands + 4) * rows * cols * torch.bfloat16.itemsize
-    free, _ = torch.cuda.mem_get_info()
-    if free < need:
-        pytest.skip(f"needs {need / 1e9:.0f} GB of free GPU memory, {free / 1e9:.0f} GB free")
-    inputs = [randn(rows, cols, dtype=torch.bfloat16, seed=i) for i in range(operands)]
+    inputs = [randn(rows, cols, dtype=torch.bfloat16, seed=i) for i in range(len(case.shapes(1, 1)))]
     compiled = torch.compile(case.fn, options={"reduction_transpose_fusion": True})
+    out = compiled(*inputs)  # the first call compiles, and times the launch candidates under the kernel's name
     assert len(triton_kernels(compiled, *inputs)) == 1
-    out = compiled(*inputs)
     reference = sum(case.reference([t[i:i + 4096] for t in inputs])[1] for i in range(0, rows, 4096))
     families.assert_matches_reference(out[1], reference)
     if name == "F1-t":
