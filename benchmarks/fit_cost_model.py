@@ -226,8 +226,8 @@ def report_separate(frame: pd.DataFrame, model: profitability.Model) -> str:
 def tile_sites(lab: list[pathlib.Path]) -> pd.DataFrame:
     """One row per column tile measured in the labs (a site and an ``XBLOCK``) with the warps the package gives that
     ``XBLOCK`` (``column_tile`` with it as an override), of sites stock splits: N, the bytes the kernel moves, the
-    bytes of the sectors its row-major loads and stores leave unused (``profitability.unused_sector_bytes``), its
-    µs, stock's and the package's (the ``fused`` variant)."""
+    bytes of the sectors its row-major loads and stores leave unused (``profitability.unused_sector_bytes``), the
+    full-size tensors it loads or stores row-major, its µs, stock's and the package's (the ``fused`` variant)."""
     rows = []
     for path in lab:
         frame = pd.read_csv(path)
@@ -244,11 +244,13 @@ def tile_sites(lab: list[pathlib.Path]) -> pd.DataFrame:
                     continue
                 elements, stores = r["rows"] * r["cols"], ROW_MAJOR_STORES.get(r["family"], ())
                 loaded = r["bytes_moved"] / elements - _store_itemsize(r) - sum(stores)
+                reads = round(loaded / itemsize) if r["family"] not in CAST_FAMILIES else 1
                 rows.append(dict(source=path.stem, site=f"{r['family']} {r['dtype']}[{r['rows']}x{r['cols']}]",
                                  rows=r["rows"], xblock=xblock, fused_bytes=r["bytes_moved"],
                                  unused_bytes=profitability.unused_sector_bytes(elements, xblock, loaded, itemsize,
                                                                                 stores),
-                                 stock_us=r["stock_us"], fused_us=r["fused_us"], tile_us=r[f"{variant}_us"]))
+                                 tensors=reads + len(stores), stock_us=r["stock_us"], fused_us=r["fused_us"],
+                                 tile_us=r[f"{variant}_us"]))
     return pd.DataFrame(rows).drop_duplicates(["site", "xblock"])
 
 
@@ -258,6 +260,8 @@ HEAVY_FAMILIES = (families.f2_gelu_backward,)
 FP8_FAMILIES = ("F5-fp8-cast-transpose-dbias", "F5-rowwise")
 # the element sizes of the full-size tensors a family also stores row-major (``Site.stores``): the fp8 cast's q
 ROW_MAJOR_STORES = {"F5-fp8-cast-transpose-dbias": (1,)}
+# the families that read one tensor of another element size than the labs' dtype (an f32 input cast to bf16)
+CAST_FAMILIES = ("F5-bf16-cast",)
 
 
 def _store_itemsize(r: dict) -> int:
@@ -265,7 +269,7 @@ def _store_itemsize(r: dict) -> int:
 
 
 def predict_tile(frame: pd.DataFrame, model: profitability.ColumnTileModel) -> np.ndarray:
-    return np.array([profitability.column_tile_us(r.rows, r.fused_bytes, r.unused_bytes, model)
+    return np.array([profitability.column_tile_us(r.rows, r.fused_bytes, r.unused_bytes, r.tensors, model)
                      for r in frame.itertuples()])
 
 

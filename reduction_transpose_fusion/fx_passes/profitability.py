@@ -150,10 +150,10 @@ class ColumnTileModel:
     """The constants of the column tile's formula (module docstring; µs, MB per µs, a fraction, µs per row); the
     defaults are its fit."""
 
-    fixed_us: float = 1.84
-    mb_per_us: float = 2.15
-    sector_waste: float = 0.252
-    row_us: float = 0.522e-3
+    fixed_us: float = 1.78
+    mb_per_us: float = 2.10
+    sector_waste: float = 0.201
+    row_us: float = 0.452e-3  # a row of one row-major tensor
 
 
 COLUMN_TILE = ColumnTileModel()
@@ -173,11 +173,13 @@ def unused_sector_bytes(elements: int, xblock: int, load_bytes: int, widest: int
     return elements * (load_bytes / widest * unused(widest) + sum(map(unused, stores)))
 
 
-def column_tile_us(rows: int, fused_bytes: int, unused_bytes: float, model: ColumnTileModel = COLUMN_TILE) -> float:
-    """Predicted µs of the column tile (module docstring) over ``rows`` rows, moving ``fused_bytes`` (the row-major
-    stores included) and touching ``unused_bytes`` more of their sectors (:func:`unused_sector_bytes`)."""
+def column_tile_us(rows: int, fused_bytes: int, unused_bytes: float, tensors: int = 1,
+                   model: ColumnTileModel = COLUMN_TILE) -> float:
+    """Predicted µs of the column tile (module docstring) over ``rows`` rows of ``tensors`` full-size tensors
+    accessed row-major (loaded, or stored besides ``v.T``), moving ``fused_bytes`` (the row-major stores included)
+    and touching ``unused_bytes`` more of their sectors (:func:`unused_sector_bytes`)."""
     return (model.fixed_us + (fused_bytes + model.sector_waste * unused_bytes) / 1e6 / model.mb_per_us
-            + model.row_us * rows)
+            + model.row_us * rows * tensors)
 
 
 def walk_rows(cols: int) -> int:

@@ -89,8 +89,10 @@ class Site:
         narrowest, widest: the smallest and largest element sizes of ``v`` and the full-size tensors ``u`` and ``v``
             are computed from.
         stores: the element sizes of the full-size tensors computed on the way to ``u`` and ``v`` that a node outside
-            the site reads (a graph output, another kernel's operand: Float8's ``q``, which its GEMM reads too), so
-            stored row-major fused or not (:func:`_stores`).
+            the sites sharing the transposed copy reads (a graph output, another kernel's operand: Float8's ``q``,
+            which its GEMM reads too), so stored row-major fused or not (:func:`_with_kernel_tensors`).
+        reads: the full-size tensors the kernel of the sites sharing the transposed copy reads (the distinct leaves
+            of their ``u`` and ``v``: F3's LayerNorm backward, ``g`` and ``h``, 2 for both its sites).
     """
 
     transpose: str
@@ -116,6 +118,7 @@ class Site:
     narrowest: int = 4
     widest: int = 4
     stores: tuple[int, ...] = ()
+    reads: int = 1
 
     @property
     def nbytes(self) -> Optional[int]:
@@ -517,11 +520,13 @@ def predicted_estimate(site: Site, reductions: int, row_tiles: bool,
 def predicted_column_tile_us(site: Site, xblock: int) -> float:
     """The cost model's µs for ``site``'s column tile of ``xblock`` columns a program (:func:`.profitability.
     column_tile_us`, as :func:`predicted_estimate` prices it), whether or not the model would offer it: the fused
-    kernel's bytes and the row-major stores (``Site.stores``), and the sectors they leave unused."""
+    kernel's bytes and the row-major stores (``Site.stores``), the sectors they leave unused, and the row-major
+    tensors a program walks (``Site.reads`` and the stores)."""
     rows, cols = site.hints
     moved = _moved(site)
     unused = profitability.unused_sector_bytes(rows * cols, xblock, moved - site.itemsize, site.widest, site.stores)
-    return profitability.column_tile_us(rows, (moved + sum(site.stores)) * rows * cols, unused)
+    return profitability.column_tile_us(rows, (moved + sum(site.stores)) * rows * cols, unused,
+                                        site.reads + len(site.stores))
 
 
 def separate_allowed(row_tiles: bool = False) -> bool:
@@ -688,7 +693,8 @@ def find_sites(graph: torch.fx.Graph) -> list[Site]:
     """All (transposed copy, leading-dim reduction) pairs of ``graph`` that share a full-size source."""
     copies = [(n, _transposed_operand(n)) for n in graph.nodes]
     copies = [(n, v) for n, v in copies if v is not None]
-    sites, computed = [], []  # computed[i]: the nodes computed on the way to sites[i]'s u and v
+    # walked[i]: the nodes computed on the way to sites[i]'s u and v, and their full-size leaves
+    sites, walked = [], []
     for red in graph.nodes:
         if red.op != "call_function" or red.target not in REDUCTIONS:
             continue
@@ -718,23 +724,30 @@ def find_sites(graph: torch.fx.Graph) -> list[Site]:
                               column_reduction_read(v, shared[0], rows * cols), _itembytes(u_leaves), _itembytes(v_leaves),
                               _itembytes(shared), _op_count(u, rows * cols) + _op_count(v, rows * cols),
                               *_itemsize_range([v, *u_leaves, *v_leaves])))
-            computed.append({n for root in (u, v) for n, inputs in _walk(root) if inputs is not None})
-    return _with_stores(sites, computed, graph)
+            walked.append(({n for root in (u, v) for n, inputs in _walk(root) if inputs is not None},
+                           {*u_leaves, *v_leaves}))
+    return _with_kernel_tensors(sites, walked, graph)
 
 
-def _with_stores(sites: list[Site], computed: list[set], graph: torch.fx.Graph) -> list[Site]:
-    """``sites`` with their ``Site.stores``: the element sizes of the full-size tensors computed (not viewed) on the
-    way to ``u`` and ``v`` (``computed``) that a node reads other than the ops of the sites sharing the transposed
-    copy (one fused kernel): Inductor stores those row-major whatever it fuses."""
+def _with_kernel_tensors(sites: list[Site], walked: list[tuple[set, set]], graph: torch.fx.Graph) -> list[Site]:
+    """``sites`` with their ``Site.stores`` and ``Site.reads``, over the sites sharing a transposed copy (one fused
+    kernel): the element sizes of the full-size tensors computed (not viewed) on the way to a site's ``u`` and ``v``
+    that a node other than those sites' ops reads (Inductor stores them row-major whatever it fuses), and the
+    distinct full-size leaves of all their ``u`` and ``v``."""
     nodes = {n.name: n for n in graph.nodes}
-    own = collections.defaultdict(set)  # the copy's name: the ops of the sites sharing it
-    for site, nodes_of_site in zip(sites, computed):
+    own, leaves = collections.defaultdict(set), collections.defaultdict(set)  # by the copy's name
+    for site, (computed, site_leaves) in zip(sites, walked):
         copy = nodes[site.transpose]
-        own[site.transpose] |= nodes_of_site | {nodes[site.reduction], copy, copy.args[0]}  # clone(permute(v))
-    return [dataclasses.replace(site, stores=tuple(sorted(
-        n.meta["val"].element_size() for n in nodes_of_site
-        if n.target not in ROW_MAJOR_VIEWS and _known_eq(_numel(n), _numel(nodes[site.transpose]))
-        and any(user not in own[site.transpose] for user in n.users)))) for site, nodes_of_site in zip(sites, computed)]
+        own[site.transpose] |= computed | {nodes[site.reduction], copy, copy.args[0]}  # clone(permute(v))
+        leaves[site.transpose] |= site_leaves
+
+    def stored(site: Site, computed: set) -> tuple[int, ...]:
+        return tuple(sorted(n.meta["val"].element_size() for n in computed
+                            if n.target not in ROW_MAJOR_VIEWS and _known_eq(_numel(n), _numel(nodes[site.transpose]))
+                            and any(user not in own[site.transpose] for user in n.users)))
+
+    return [dataclasses.replace(site, stores=stored(site, computed), reads=len(leaves[site.transpose]))
+            for site, (computed, _) in zip(sites, walked)]
 
 
 def _itemsize_range(nodes: list[torch.fx.Node]) -> tuple[int, int]:

@@ -134,6 +134,23 @@ def test_a_row_major_store_is_priced_with_its_sectors():
     assert [s.stores for s in sites(squared, g.float(), g.float())] == [(), ()]
 
 
+def test_each_row_major_tensor_a_program_walks_costs_its_rows():
+    """The tile's row term counts the row-major tensors the kernel walks: LayerNorm backward's two sites share g
+    and h (2 reads each, as the kernel), a cast reads 1, Float8's cast reads g and stores q (2)."""
+    def sites(fn, *inputs):
+        return rt.find_sites(make_fx(fn, decomposition_table=select_decomp_table())(*inputs).graph)
+
+    g, h = torch.randn(2048, 96), torch.randn(2048, 96)
+    assert [s.reads for s in sites(families.f3_layernorm_backward, g, h)] == [2, 2]
+    (cast,) = sites(families.f5_bf16_cast, g)
+    (fp8,) = sites(families.f5_fp8_cast_transpose_dbias, g.bfloat16(), torch.tensor(2.0))
+    assert cast.reads == 1 and (fp8.reads, fp8.stores) == (1, (1,))
+    one = profitability.column_tile_us(2048, 10**6, 0, 1)
+    assert profitability.column_tile_us(2048, 10**6, 0, 2) - one == pytest.approx(
+        profitability.COLUMN_TILE.row_us * 2048)
+    assert rt.predicted_column_tile_us(dataclasses.replace(cast, reads=2), 8) > rt.predicted_column_tile_us(cast, 8)
+
+
 def test_the_expert_key_takes_only_the_tiles_own_keys():
     with inductor_config.patch(reduction_transpose_fusion_launch_config="COLUMN_TILE=1,XBLOCK=4,num_warps=8"):
         assert config.launch_override() == {"COLUMN_TILE": 1, "XBLOCK": 4, "num_warps": 8}
