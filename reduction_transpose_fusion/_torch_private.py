@@ -589,6 +589,13 @@ def keep_out_of_index_inversion(keep_out: Callable[[Any], bool]) -> None:
     Scheduler.shared_data_after_inverting_indexing = shared_data_after_inverting_indexing  # type: ignore[method-assign]
 
 
+def read_write_bytes(node) -> int:
+    """Bytes a ``SchedulerNode`` reads from and writes to memory, by Inductor's own count
+    (``BaseSchedulerNode.get_read_write_buffers_sizes``: each buffer's numel times its element size, size hints for
+    dynamic sizes)."""
+    return int(node.get_read_write_buffers_sizes())
+
+
 def contiguous_runs(node) -> tuple[set[str], set[str]]:
     """Where a ``SchedulerNode``'s full-size reads, and its full-size writes, run contiguous: ``"innermost"`` for a
     stride of one element along the innermost of its loops, ``"other"`` for one along another loop only; a read or

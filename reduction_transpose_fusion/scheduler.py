@@ -61,12 +61,21 @@ def keeps_its_loops(node) -> bool:
 # what the decision log says of a kernel that tuned_by_coordinate_descent picks (codegen/triton.py writes it; the
 # random-site harness reads it)
 TUNED_LOG = "tuned by coordinate descent"
+# Bytes the kernel's transposed stores' nodes must move (reads and writes, Inductor's count) for coordinate descent
+# to tune it.  Below, the kernel runs in 1.5-3.6 µs, mostly launch, and the configs coordinate descent compares differ
+# by less than its benchmark resolves: on the four H100 seeds of 2026-12-05 and -06 (results/*-random-*.csv, package
+# c7d9ba4b and later), the 18 sites tuned by the rule alone with inputs of at most 0.8 MB (a transposed copy moving
+# at most 1.6 MB) ran 0.85-1.24x over stock (geomean 1.02x; 4 of them 0.85-0.96x, each 0.99-1.00x untuned in the
+# same run's first_pick variant), the 18 of 3.7 MB and more 0.97-1.40x (geomean 1.11x).  Such small kernels keep
+# stock's config.
+TUNED_MIN_BYTES = 4 << 20
 
 
 def tuned_by_coordinate_descent(nodes: Iterable) -> bool:
     """True for a kernel of ``nodes`` (its ``SchedulerNode``s) that is one of Inductor's own reductions, holding no
     marked site, and stores a tensor transposed (:func:`_stores_transposed`), while the fusion and ``config.autotune``
-    are on and Inductor's deterministic mode (which bans benchmarking) is off.  ``codegen.triton`` then turns on
+    are on and Inductor's deterministic mode (which bans benchmarking) is off, and those stores' nodes move at least
+    :data:`TUNED_MIN_BYTES`.  ``codegen.triton`` then turns on
     Inductor's coordinate descent for that kernel alone: at its first call, after the autotuning of Inductor's
     reduction configs, it walks the kernel's block sizes and warps from the fastest of them, and the autotune cache
     keeps the result.
@@ -84,8 +93,15 @@ def tuned_by_coordinate_descent(nodes: Iterable) -> bool:
     if not (config.enabled() and config.autotune()) or inductor_config.deterministic:
         return False
     nodes = list(nodes)
-    return (not sites_in(nodes) and any(n.is_reduction() for n in nodes)
-            and any(_stores_transposed(n) for n in nodes if not n.is_reduction()))
+    transposed = [n for n in nodes if not n.is_reduction() and _stores_transposed(n)]
+    if sites_in(nodes) or not any(n.is_reduction() for n in nodes) or not transposed:
+        return False
+    moved = sum(map(_torch_private.read_write_bytes, transposed))
+    if moved < TUNED_MIN_BYTES:
+        log.debug("%s: Inductor's own reduction stores transposed, not tuned: its transposed stores move %d bytes, "
+                  "under TUNED_MIN_BYTES (%d)", nodes[0].get_name(), moved, TUNED_MIN_BYTES)
+        return False
+    return True
 
 
 def _stores_transposed(node) -> bool:

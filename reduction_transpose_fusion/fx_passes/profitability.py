@@ -68,24 +68,26 @@ sector of a row, narrower where N needs it, at most 16384 elements a program).  
 the same registers, and has one launch with no partials, no finish and no semaphores; and a reduction whose result a
 full-size op reads (a centering, a rowwise fp8 cast's column scale), which any other launch must finish before a
 second pass over x, is finished in the program's registers.  Its time is a launch, the bytes (the row-major ones
-counted again for the part of each 32-byte sector a program does not use) and a term per row:
+counted again for the part of each 32-byte sector a program does not use) and a row of each row-major tensor:
 
-    column_tile = column_tile.fixed_us + column_tile.row_us * N
+    column_tile = column_tile.fixed_us + column_tile.row_us * N * tensors
                   + (fused_bytes + column_tile.sector_waste * unused_bytes) / column_tile.mb_per_us
     unused_bytes = N * C * sum over the row-major loads and stores a of max(0, 32 / XBLOCK - itemsize(a))
 
 (:func:`unused_sector_bytes`): a program's row of ``XBLOCK`` elements covers ``XBLOCK * itemsize`` bytes of a 32-byte
-sector.  ``fused_bytes`` counts the full-size tensors stored row-major besides ``v.T`` (``Site.stores``: a Float8
-cast's ``q``, which its GEMM reads too), whose rows of one byte an element leave three quarters of a sector unused at
-XBLOCK 8.  Fit to the 252 tiles of at most 16384
+sector.  ``tensors`` counts the full-size tensors the kernel loads (``Site.reads``: F3's LayerNorm backward, 2) and
+those it stores row-major besides ``v.T`` (``Site.stores``: a Float8 cast's ``q``, which its GEMM reads too, whose
+rows of one byte an element leave three quarters of a sector unused at XBLOCK 8); ``fused_bytes`` counts the latter
+too.  Fit to the 252 tiles of at most 16384
 elements (4096 under a transcendental producer) measured in the tile's H200 labs with the warps the package gives
 them, 137 tiles of sites stock splits: random seeds 2117554925 and 1444571567 (N in [128, 4096], C in [8, 8192], at
 most 8 MB, each site on 4, 8 and 16 warps; package ``d00ae449``) and 640289596 (N in [1024, 16384], C in [8, 4096],
-XBLOCK 8, 4 and 2; package ``57bfef61``), ``results/lab/*-column-tile*.csv``: rms error of the log time 0.21 (0.18
-for one sector a row, 0.24 for XBLOCK 2), rank correlation 0.92.  The row-major stores' sectors were added later
-(2026-12-06): the tile of a Float8 cast-transpose-dbias (q, q.T and the bias gradient) was priced at 0.55x of its time
-(median; 28 kernels of the random-site runs' launch candidates, up to 0.36x at N = 7594) and 0.74x with them;
-refitting the four constants with the stores' term left the labs' rms error at 0.206.  Tiles of one sector ran 1.10-3.14x faster than stock
+XBLOCK 8, 4 and 2; package ``57bfef61``), ``results/lab/*-column-tile*.csv``: rms error of the log time 0.175 (0.17
+for one sector a row, 0.195 for XBLOCK 2), rank correlation 0.950; on the 382 tiles of the launch-candidate tables
+(``results/2026-12-06-*-launch-candidates-rebuilt.csv``, H200 and H100, not fit to) 0.211.  The stores and the row of
+each tensor were added on 2026-12-06 (before: one row term, the loads' sectors only; 0.206 and 0.217): the tile of a
+Float8 cast-transpose-dbias (q, q.T and the bias gradient) had been priced at 0.68x of its time (median of 14 timed
+on the H200), the kernels of two inputs 13-17% low (docs/profitability.md, "2026-12-06").  Tiles of one sector ran 1.10-3.14x faster than stock
 (geomean 2.09x on the first lab's 64 sites that take one); tiles of part of a sector 0.70-2.19x, faster than
 a sector's where C is narrow (more programs) and slower where it is wide.  Where it is allowed
 (``reduction_transpose.column_tile_allowed``: static N, a reduction stock splits, N fits the tile) it is one more
