@@ -244,7 +244,7 @@ def tile_sites(lab: list[pathlib.Path]) -> pd.DataFrame:
                     continue
                 elements, stores = r["rows"] * r["cols"], ROW_MAJOR_STORES.get(r["family"], ())
                 loaded = r["bytes_moved"] / elements - _store_itemsize(r) - sum(stores)
-                reads = round(loaded / itemsize) if r["family"] not in CAST_FAMILIES else 1
+                reads = round(loaded / itemsize)
                 rows.append(dict(source=path.stem, site=f"{r['family']} {r['dtype']}[{r['rows']}x{r['cols']}]",
                                  rows=r["rows"], xblock=xblock, fused_bytes=r["bytes_moved"],
                                  unused_bytes=profitability.unused_sector_bytes(elements, xblock, loaded, itemsize,
@@ -256,16 +256,14 @@ def tile_sites(lab: list[pathlib.Path]) -> pd.DataFrame:
 
 # the families whose producer is transcendental (the GELU backward): the tile gives them fewer elements a thread
 HEAVY_FAMILIES = (families.f2_gelu_backward,)
-# the families whose transposed copy is fp8 (the others store the site's dtype)
-FP8_FAMILIES = ("F5-fp8-cast-transpose-dbias", "F5-rowwise")
+# the families whose transposed copy is fp8 or bf16 whatever the site's dtype (the others store the site's dtype)
+STORE_ITEMSIZE = {"F5-fp8-cast-transpose-dbias": 1, "F5-rowwise": 1, "F5-bf16-cast": 2}
 # the element sizes of the full-size tensors a family also stores row-major (``Site.stores``): the fp8 cast's q
 ROW_MAJOR_STORES = {"F5-fp8-cast-transpose-dbias": (1,)}
-# the families that read one tensor of another element size than the labs' dtype (an f32 input cast to bf16)
-CAST_FAMILIES = ("F5-bf16-cast",)
 
 
 def _store_itemsize(r: dict) -> int:
-    return 1 if r["family"] in FP8_FAMILIES else families.DTYPES[r["dtype"]].itemsize
+    return STORE_ITEMSIZE.get(r["family"], families.DTYPES[r["dtype"]].itemsize)
 
 
 def predict_tile(frame: pd.DataFrame, model: profitability.ColumnTileModel) -> np.ndarray:

@@ -592,7 +592,7 @@ def keep_out_of_index_inversion(keep_out: Callable[[Any], bool]) -> None:
 def read_write_bytes(node) -> int:
     """Bytes a ``SchedulerNode`` reads from and writes to memory, by Inductor's own count
     (``BaseSchedulerNode.get_read_write_buffers_sizes``: each buffer's numel times its element size, size hints for
-    dynamic sizes)."""
+    dynamic sizes; an unbacked size counts as 0, so such a kernel counts as small)."""
     return int(node.get_read_write_buffers_sizes())
 
 

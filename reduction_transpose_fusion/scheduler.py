@@ -61,7 +61,7 @@ def keeps_its_loops(node) -> bool:
 # what the decision log says of a kernel that tuned_by_coordinate_descent picks (codegen/triton.py writes it; the
 # random-site harness reads it)
 TUNED_LOG = "tuned by coordinate descent"
-# Bytes the kernel's transposed stores' nodes must move (reads and writes, Inductor's count) for coordinate descent
+# Bytes the kernel's nodes that store transposed must read and write (Inductor's count) for coordinate descent
 # to tune it.  Below, the kernel runs in 1.5-3.6 µs, mostly launch, and the configs coordinate descent compares differ
 # by less than its benchmark resolves: on the four H100 seeds of 2026-12-05 and -06 (results/*-random-*.csv, package
 # c7d9ba4b and later), the 18 sites tuned by the rule alone with inputs of at most 0.8 MB (a transposed copy moving

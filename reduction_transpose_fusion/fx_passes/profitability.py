@@ -75,7 +75,7 @@ counted again for the part of each 32-byte sector a program does not use) and a 
     unused_bytes = N * C * sum over the row-major loads and stores a of max(0, 32 / XBLOCK - itemsize(a))
 
 (:func:`unused_sector_bytes`): a program's row of ``XBLOCK`` elements covers ``XBLOCK * itemsize`` bytes of a 32-byte
-sector.  ``tensors`` counts the full-size tensors the kernel loads (``Site.reads``: F3's LayerNorm backward, 2) and
+sector; the loads are counted at the widest element size (their bytes over it), the stores at their own.  ``tensors`` counts the full-size tensors the kernel loads (``Site.reads``: F3's LayerNorm backward, 2) and
 those it stores row-major besides ``v.T`` (``Site.stores``: a Float8 cast's ``q``, which its GEMM reads too, whose
 rows of one byte an element leave three quarters of a sector unused at XBLOCK 8); ``fused_bytes`` counts the latter
 too.  Fit to the 252 tiles of at most 16384

@@ -473,8 +473,9 @@ def skip_reason(site: Site, row_tiles: bool = False, reductions: int = 1) -> Opt
 
 def _moved(site: Site) -> int:
     """Bytes an element of ``site``'s ``x`` moves in the fused kernel: the full-size inputs of ``u`` and ``v``, each
-    read once (a shared one once for both), and ``v.T`` written."""
-    return site.u_bytes + site.v_bytes - site.shared_bytes + site.itemsize
+    read once (a shared one once for both), ``v.T`` written, and the tensors stored row-major (``Site.stores``, which
+    stock stores too; the cost model's fits counted them: the harness's bytes)."""
+    return site.u_bytes + site.v_bytes - site.shared_bytes + site.itemsize + sum(site.stores)
 
 
 def predicted_launch(site: Site, reductions: int, row_tiles: bool) -> LaunchConfig:
@@ -500,7 +501,7 @@ def predicted_estimate(site: Site, reductions: int, row_tiles: bool,
     rows, cols = site.hints
     moved = _moved(site)
     launch = launch or predicted_launch(site, reductions, row_tiles)
-    stock_bytes = (site.u_bytes + site.v_bytes + site.itemsize) * rows * cols
+    stock_bytes = (site.u_bytes + site.v_bytes + site.itemsize + sum(site.stores)) * rows * cols
     override = config.launch_override()
     unsplit = bool(override.get("UNSPLIT"))  # the expert's walk, the only launch the model prices for it
     # a second pass over x (a result read by a full-size op): the column tile holds it, any other launch needs a
@@ -524,9 +525,9 @@ def predicted_column_tile_us(site: Site, xblock: int) -> float:
     tensors a program walks (``Site.reads`` and the stores)."""
     rows, cols = site.hints
     moved = _moved(site)
-    unused = profitability.unused_sector_bytes(rows * cols, xblock, moved - site.itemsize, site.widest, site.stores)
-    return profitability.column_tile_us(rows, (moved + sum(site.stores)) * rows * cols, unused,
-                                        site.reads + len(site.stores))
+    loaded = moved - site.itemsize - sum(site.stores)
+    unused = profitability.unused_sector_bytes(rows * cols, xblock, loaded, site.widest, site.stores)
+    return profitability.column_tile_us(rows, moved * rows * cols, unused, site.reads + len(site.stores))
 
 
 def separate_allowed(row_tiles: bool = False) -> bool:
@@ -730,24 +731,31 @@ def find_sites(graph: torch.fx.Graph) -> list[Site]:
 
 
 def _with_kernel_tensors(sites: list[Site], walked: list[tuple[set, set]], graph: torch.fx.Graph) -> list[Site]:
-    """``sites`` with their ``Site.stores`` and ``Site.reads``, over the sites sharing a transposed copy (one fused
-    kernel): the element sizes of the full-size tensors computed (not viewed) on the way to a site's ``u`` and ``v``
-    that a node other than those sites' ops reads (Inductor stores them row-major whatever it fuses), and the
-    distinct full-size leaves of all their ``u`` and ``v``."""
+    """``sites`` with their ``Site.stores`` and ``Site.reads``, each the same for the sites sharing a transposed copy
+    (one fused kernel): the element sizes of the full-size tensors computed (not viewed) on the way to their ``u``
+    and ``v`` that a node other than those sites' ops reads, directly or through row-major views (Inductor stores
+    them row-major whatever it fuses), and the number of distinct full-size leaves of all their ``u`` and ``v``."""
     nodes = {n.name: n for n in graph.nodes}
-    own, leaves = collections.defaultdict(set), collections.defaultdict(set)  # by the copy's name
-    for site, (computed, site_leaves) in zip(sites, walked):
+    own, computed, leaves = (collections.defaultdict(set) for _ in range(3))  # by the copy's name
+    for site, (site_computed, site_leaves) in zip(sites, walked):
         copy = nodes[site.transpose]
-        own[site.transpose] |= computed | {nodes[site.reduction], copy, copy.args[0]}  # clone(permute(v))
+        own[site.transpose] |= site_computed | {nodes[site.reduction], copy, copy.args[0]}  # clone(permute(v))
+        computed[site.transpose] |= site_computed
         leaves[site.transpose] |= site_leaves
 
-    def stored(site: Site, computed: set) -> tuple[int, ...]:
-        return tuple(sorted(n.meta["val"].element_size() for n in computed
-                            if n.target not in ROW_MAJOR_VIEWS and _known_eq(_numel(n), _numel(nodes[site.transpose]))
-                            and any(user not in own[site.transpose] for user in n.users)))
+    def readers(node: torch.fx.Node) -> Iterable[torch.fx.Node]:
+        for user in node.users:
+            yield from readers(user) if user.target in ROW_MAJOR_VIEWS else (user,)
 
-    return [dataclasses.replace(site, stores=stored(site, computed), reads=len(leaves[site.transpose]))
-            for site, (computed, _) in zip(sites, walked)]
+    def stored(copy: str) -> tuple[int, ...]:
+        numel = _numel(nodes[copy])
+        return tuple(sorted(n.meta["val"].element_size() for n in computed[copy]
+                            if n.target not in ROW_MAJOR_VIEWS and _known_eq(_numel(n), numel)
+                            and any(user not in own[copy] for user in readers(n))))
+
+    stores = {copy: stored(copy) for copy in computed}
+    return [dataclasses.replace(site, stores=stores[site.transpose], reads=len(leaves[site.transpose]))
+            for site in sites]
 
 
 def _itemsize_range(nodes: list[torch.fx.Node]) -> tuple[int, int]:

@@ -130,8 +130,18 @@ def test_a_row_major_store_is_priced_with_its_sectors():
         y = a * b + 1
         return y.t().contiguous(), y.sum(0), (y * y).sum(0)
 
+    def viewed(a, s):  # q of a 3-D activation, stored through the view its GEMM reads
+        q = (a * s).to(torch.float8_e4m3fn).reshape(-1, a.shape[-1])
+        return q, q.t().contiguous(), a.sum((0, 1))
+
+    def abs_returned(a):  # |a| stored for one site of the copy: both sites (one kernel) price it
+        b = a.abs()
+        return b, a.t().contiguous(), b.amax(0), a.sum(0)
+
     assert [s.stores for s in sites(returned, g.float(), g.float())] == [(4,)]
     assert [s.stores for s in sites(squared, g.float(), g.float())] == [(), ()]
+    assert [s.stores for s in sites(viewed, g.reshape(16, 128, 96), torch.tensor(2.0))] == [(1,)]
+    assert [s.stores for s in sites(abs_returned, g.float())] == [(4,), (4,)]
 
 
 def test_each_row_major_tensor_a_program_walks_costs_its_rows():
