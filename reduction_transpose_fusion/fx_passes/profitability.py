@@ -310,7 +310,7 @@ def estimate(rows: int, cols: int, reductions: int, stock_bytes: int, fused_byte
 # tensor, under a heavy producer), the prefetched row loop (and its log row tiles a program), the log row tiles a
 # program T = ceil(ceil(N / R0_BLOCK) / RSPLIT) (1 for one tile a program), the log programs P = RSPLIT * ceil(C / XBLOCK)
 # (and times the log MB moved).  The weights are a least-squares fit of log time, each kernel's launches centred on
-# their mean (so only the differences between one kernel's launches are fit), to the 1175 split launches timed at
+# their mean (so only the differences between one kernel's launches are fit), to the 1176 split launches timed at
 # compile by CUDA-graph replay on 331 kernels of 15 random-site runs of 2026-12-03 and -04 (packages 0a0b688a to
 # c39f2ea8; benchmarks/results/2026-12-04-h200-launch-candidates.csv, each candidate's launch and prices rebuilt
 # with this package: benchmarks/launch_candidates.py).  ``python -m benchmarks.fit_launch_model`` refits them and
@@ -330,15 +330,15 @@ def estimate(rows: int, cols: int, reductions: int, stock_bytes: int, fused_byte
 class CandidateModel:
     """The weights ``w_i`` of the ranking above, one per term of :func:`candidate_terms` (log µs per unit)."""
 
-    one_tile: float = -0.204
-    one_tile_max: float = 0.727
-    one_tile_one_byte: float = 0.110
+    one_tile: float = -0.202
+    one_tile_max: float = 0.726
+    one_tile_one_byte: float = 0.102
     one_tile_heavy: float = 0.116
     prefetch: float = -0.069
     prefetch_log_tiles: float = -0.062
     log_tiles: float = 0.029
-    log_programs: float = -0.163
-    log_programs_log_mb: float = 0.023
+    log_programs: float = -0.167
+    log_programs_log_mb: float = 0.024
 
 
 CANDIDATES = CandidateModel()
