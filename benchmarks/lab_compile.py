@@ -1,14 +1,16 @@
 """Where a fused case's compile time goes (GPU only): stock against the fusion, timed and untimed.
 
-    python -m benchmarks.lab_compile --out DIR [--cases 'llama8k/*' ...]
+    python -m benchmarks.lab_compile --out DIR [--cases 'llama8k/*' ...] [--variants stock fused ...]
 
 For each corpus case (``benchmarks/cases.csv``, suite ``corpus``, the ``--cases`` patterns) compiles the case's graph
-with the fusion off, on (the default: launch candidates timed at the first compile), on with the candidates timed
-under the name ``triton_`` (``fused_unnamed``) and on with ``reduction_transpose_fusion_autotune`` off (the cost
-model's first pick, untimed), each at its own row count (N, N+1, ...) so that no variant hits another's Triton or
-Inductor kernel cache, and attributes the wall seconds of the compile (:func:`benchmarks.harness.compile_fn`:
+with the fusion off (``stock``), on (``fused``, the default: launch candidates timed at the first compile, compiled in
+Inductor's compile workers), on with the candidates timed under the name ``triton_`` (``fused_unnamed``), on with
+the candidates compiled in threads of this process (``fused_threads``) and on with
+``reduction_transpose_fusion_autotune`` off (``first_pick``: the cost model's first pick, untimed), the
+``--variants`` given (all by default) in that order, each at its own row count (N, N+1, ...) so that no variant hits
+another's Triton or Inductor kernel cache, and attributes the wall seconds of the compile (:func:`benchmarks.harness.compile_fn`:
 Dynamo, Inductor, the first call) to the package's stages by timers wrapped around them: the candidates' codegen
-(``candidate_kernel_source``), their compile in threads (``compile_kernel_sources``), their timing
+(``candidate_kernel_source``), their compile ahead of the timing (``compile_kernel_sources``), their timing
 (``time_kernel_source``), Inductor's own first-call autotuning of its kernels
 (``CachingAutotuner.benchmark_all_configs``) and the wait for the emitted kernels' compile (``AsyncCompile.wait``).
 Writes ``lab-compile.csv``: one row per (case, variant).
@@ -35,10 +37,12 @@ from torch._inductor.async_compile import AsyncCompile  # noqa: E402  (isort: af
 from torch._inductor.runtime import triton_heuristics as inductor_heuristics
 
 VARIANTS = {"stock": harness.STOCK, "fused": harness.FUSED, "fused_unnamed": harness.FUSED,
-            "first_pick": harness.FUSED | {"reduction_transpose_fusion_autotune": False}}
-# fused_unnamed: the timed candidates keep the name ``triton_`` (``_torch_private.named_as_emitted`` left out), so
-# that the emitted kernel's compile cannot reuse theirs
-UNNAMED = {"fused_unnamed"}
+            "fused_threads": harness.FUSED, "first_pick": harness.FUSED | {"reduction_transpose_fusion_autotune": False}}
+# what each variant patches: fused_unnamed, the timed candidates keep the name ``triton_``
+# (``_torch_private.named_as_emitted`` left out), so that the emitted kernel's compile cannot reuse theirs;
+# fused_threads, the candidates compile in threads of this process, not in Inductor's compile workers
+PATCHES = {"fused_unnamed": ("named_as_emitted", lambda source, schedule: source),
+           "fused_threads": ("_compile_in_workers", lambda kernels: False)}
 # (owner, attribute) of each stage timed, by its column name
 STAGES = {
     "codegen_candidates_s": (_torch_private, "candidate_kernel_source"),
@@ -76,14 +80,17 @@ def timed_stages():
             setattr(owner, attribute, original)
 
 
-def measure(case: harness.Case) -> list[dict]:
-    """One row per variant of :data:`VARIANTS`: compile seconds, kernels, and each stage's seconds."""
+def measure(case: harness.Case, variants: list[str]) -> list[dict]:
+    """One row per variant of ``variants`` (names in :data:`VARIANTS`): compile seconds, kernels, and each stage's
+    seconds."""
     rows = []
-    for offset, (name, options) in enumerate(VARIANTS.items()):
+    for offset, name in enumerate(variants):
+        options = VARIANTS[name]
         shape = dataclasses.replace(case, rows=case.rows + offset)
         inputs = shape.family_case.inputs(shape.rows, shape.cols, shape.torch_dtype, device="cuda", seed=0)
-        unnamed = unittest.mock.patch.object(_torch_private, "named_as_emitted", lambda source, schedule: source)
-        with timed_stages() as stages, unnamed if name in UNNAMED else contextlib.nullcontext():
+        patch = (unittest.mock.patch.object(_torch_private, *PATCHES[name]) if name in PATCHES
+                 else contextlib.nullcontext())
+        with timed_stages() as stages, patch:
             _, kernels, seconds, _ = harness.compile_fn(shape.family_case.fn, inputs, options | harness.FRESH)
         rows.append(dict(case=case.name, variant=name, rows=shape.rows, cols=shape.cols, kernels=kernels,
                          compile_s=seconds) | {c: stages[c] for c in STAGES})
@@ -96,14 +103,15 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", type=pathlib.Path, required=True)
     parser.add_argument("--cases", nargs="*", default=DEFAULT_CASES)
+    parser.add_argument("--variants", nargs="*", default=list(VARIANTS), choices=list(VARIANTS))
     args = parser.parse_args(argv)
     if not run.HAS_GPU:
         raise SystemExit("lab_compile needs a GPU: the compile it times includes the candidates' timing")
     cases = [c for c in run.load_cases("corpus", []) if any(fnmatch.fnmatch(c.name, p) for p in args.cases)]
     # a first compile warms the process (Inductor's compile workers, Triton's driver): not counted, and at row counts
     # that no measured compile takes (it would warm that case's caches)
-    measure(dataclasses.replace(cases[0], rows=cases[0].rows + len(VARIANTS)))
-    rows = [r for case in cases for r in measure(case)]
+    measure(dataclasses.replace(cases[0], rows=cases[0].rows + len(args.variants)), args.variants)
+    rows = [r for case in cases for r in measure(case, args.variants)]
     frame = pd.DataFrame(rows)
     args.out.mkdir(parents=True, exist_ok=True)
     frame.to_csv(args.out / "lab-compile.csv", index=False)
