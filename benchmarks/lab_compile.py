@@ -13,7 +13,8 @@ Dynamo, Inductor, the first call) to the package's stages by timers wrapped arou
 (``candidate_kernel_source``), their compile ahead of the timing (``compile_kernel_sources``), their timing
 (``time_kernel_source``), Inductor's own first-call autotuning of its kernels
 (``CachingAutotuner.benchmark_all_configs``) and the wait for the emitted kernels' compile (``AsyncCompile.wait``).
-Writes ``lab-compile.csv``: one row per (case, variant).
+Writes ``lab-compile.csv`` as it goes: one row per (case, variant, repeat); ``--repeats`` measures each case again,
+the variants in reverse order every other time.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import contextlib
 import dataclasses
 import fnmatch
 import functools
+import os
 import pathlib
 import time
 import unittest.mock
@@ -80,23 +82,35 @@ def timed_stages():
             setattr(owner, attribute, original)
 
 
-def measure(case: harness.Case, variants: list[str]) -> list[dict]:
-    """One row per variant of ``variants`` (names in :data:`VARIANTS`): compile seconds, kernels, and each stage's
-    seconds."""
+def measure(case: harness.Case, variants: list[str], first_row_offset: int = 0) -> list[dict]:
+    """One row per variant of ``variants`` (names in :data:`VARIANTS`), in that order, each at N +
+    ``first_row_offset`` + its place: compile seconds, kernels, each stage's seconds, and the entries the compile added
+    to Triton's cache directory (``triton_cache_entries``; where a kernel compiled twice under two keys, it counts
+    twice)."""
     rows = []
-    for offset, name in enumerate(variants):
+    for offset, name in enumerate(variants, first_row_offset):
         options = VARIANTS[name]
         shape = dataclasses.replace(case, rows=case.rows + offset)
         inputs = shape.family_case.inputs(shape.rows, shape.cols, shape.torch_dtype, device="cuda", seed=0)
         patch = (unittest.mock.patch.object(_torch_private, *PATCHES[name]) if name in PATCHES
                  else contextlib.nullcontext())
+        before = _triton_cache_entries()
         with timed_stages() as stages, patch:
             _, kernels, seconds, _ = harness.compile_fn(shape.family_case.fn, inputs, options | harness.FRESH)
         rows.append(dict(case=case.name, variant=name, rows=shape.rows, cols=shape.cols, kernels=kernels,
-                         compile_s=seconds) | {c: stages[c] for c in STAGES})
+                         compile_s=seconds) | {c: stages[c] for c in STAGES}
+                    | dict(triton_cache_entries=_triton_cache_entries() - before))
+        print(" ".join(f"{k}={v:.3f}" if isinstance(v, float) else f"{k}={v}" for k, v in rows[-1].items()),
+              flush=True)
         del inputs
         torch.cuda.empty_cache()
     return rows
+
+
+def _triton_cache_entries() -> int:
+    """Entries in Triton's cache directory (Inductor's, ``TRITON_CACHE_DIR``, set at its first compile); 0 before."""
+    directory = os.environ.get("TRITON_CACHE_DIR")
+    return len(os.listdir(directory)) if directory and os.path.isdir(directory) else 0
 
 
 def main(argv=None) -> None:
@@ -104,22 +118,30 @@ def main(argv=None) -> None:
     parser.add_argument("--out", type=pathlib.Path, required=True)
     parser.add_argument("--cases", nargs="*", default=DEFAULT_CASES)
     parser.add_argument("--variants", nargs="*", default=list(VARIANTS), choices=list(VARIANTS))
+    parser.add_argument("--repeats", type=int, default=1,
+                        help="measure each case this many times, the variants in reverse order every other time")
     args = parser.parse_args(argv)
     if not run.HAS_GPU:
         raise SystemExit("lab_compile needs a GPU: the compile it times includes the candidates' timing")
     cases = [c for c in run.load_cases("corpus", []) if any(fnmatch.fnmatch(c.name, p) for p in args.cases)]
+    per_case = len(args.variants) * args.repeats
     # a first compile warms the process (Inductor's compile workers, Triton's driver): not counted, and at row counts
     # that no measured compile takes (it would warm that case's caches)
-    measure(dataclasses.replace(cases[0], rows=cases[0].rows + len(args.variants)), args.variants)
-    rows = [r for case in cases for r in measure(case, args.variants)]
-    frame = pd.DataFrame(rows)
+    measure(cases[0], args.variants, per_case)
     args.out.mkdir(parents=True, exist_ok=True)
-    frame.to_csv(args.out / "lab-compile.csv", index=False)
+    rows = []
+    for case in cases:
+        for repeat in range(args.repeats):
+            order = args.variants if repeat % 2 == 0 else args.variants[::-1]
+            rows += [r | dict(repeat=repeat) for r in measure(case, order, repeat * len(args.variants))]
+        pd.DataFrame(rows).to_csv(args.out / "lab-compile.csv", index=False)  # kept as it goes: a run cut short
+    frame = pd.DataFrame(rows)
     pd.set_option("display.width", 200)
-    print(frame.to_string(float_format=lambda v: f"{v:.3f}"))
-    totals = frame.groupby("variant")[["compile_s", *STAGES]].sum()
+    totals = frame.groupby("variant")[["compile_s", *STAGES, "triton_cache_entries"]].sum()
     print(totals.to_string(float_format=lambda v: f"{v:.2f}"))
-    print("compile time against stock's:", (totals["compile_s"] / totals.loc["stock", "compile_s"]).round(3).to_dict())
+    if "stock" in totals.index:
+        print("compile time against stock's:",
+              (totals["compile_s"] / totals.loc["stock", "compile_s"]).round(3).to_dict())
 
 
 if __name__ == "__main__":
