@@ -22,11 +22,13 @@ from __future__ import annotations
 import argparse
 import collections
 import contextlib
+import cProfile
 import dataclasses
 import fnmatch
 import functools
 import os
 import pathlib
+import pstats
 import time
 import unittest.mock
 
@@ -107,6 +109,16 @@ def measure(case: harness.Case, variants: list[str], first_row_offset: int = 0) 
     return rows
 
 
+def profile_one(case: harness.Case, row_offset: int, lines: int) -> None:
+    """Print the ``lines`` functions of most cumulative time in one fused compile of ``case`` at N + ``row_offset``
+    (cProfile: this thread only; the compile workers' time shows as the wait for them)."""
+    shape = dataclasses.replace(case, rows=case.rows + row_offset)
+    inputs = shape.family_case.inputs(shape.rows, shape.cols, shape.torch_dtype, device="cuda", seed=0)
+    with cProfile.Profile() as profiler:
+        harness.compile_fn(shape.family_case.fn, inputs, harness.FUSED | harness.FRESH)
+    pstats.Stats(profiler).sort_stats("cumulative").print_stats(lines)
+
+
 def _triton_cache_entries() -> int:
     """Entries in Triton's cache directory (Inductor's, ``TRITON_CACHE_DIR``, set at its first compile); 0 before."""
     directory = os.environ.get("TRITON_CACHE_DIR")
@@ -118,6 +130,9 @@ def main(argv=None) -> None:
     parser.add_argument("--out", type=pathlib.Path, required=True)
     parser.add_argument("--cases", nargs="*", default=DEFAULT_CASES)
     parser.add_argument("--variants", nargs="*", default=list(VARIANTS), choices=list(VARIANTS))
+    parser.add_argument("--profile", type=int, default=0, metavar="LINES",
+                        help="then profile one more compile of the first case (cProfile, this thread), fused, and "
+                             "print this many lines of it by cumulative time")
     parser.add_argument("--repeats", type=int, default=1,
                         help="measure each case this many times, the variants in reverse order every other time")
     args = parser.parse_args(argv)
@@ -135,6 +150,8 @@ def main(argv=None) -> None:
             order = args.variants if repeat % 2 == 0 else args.variants[::-1]
             rows += [r | dict(repeat=repeat) for r in measure(case, order, repeat * len(args.variants))]
         pd.DataFrame(rows).to_csv(args.out / "lab-compile.csv", index=False)  # kept as it goes: a run cut short
+    if args.profile:
+        profile_one(cases[0], 2 * per_case, args.profile)
     frame = pd.DataFrame(rows)
     pd.set_option("display.width", 200)
     totals = frame.groupby("variant")[["compile_s", *STAGES, "triton_cache_entries"]].sum()
