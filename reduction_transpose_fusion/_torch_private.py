@@ -832,6 +832,7 @@ def time_kernel_source(scheduling: TritonScheduling, source: str, names: list[st
     365187048) it ran 7.5 µs where stock's own compiles of the same source ran 4.9 µs."""
     from .runtime.benchmarking import graph_ms  # the runtime package imports this module
 
+    ptxas_as_the_workers()  # the binary the graph will run, and the one its compile then finds in Triton's cache
     module = PyCodeCache.load(source)
     device = V.graph.get_current_device_or_throw()
     try:
@@ -859,6 +860,7 @@ def compile_kernel_sources(sources: list[str]) -> None:
     each alone: 0.51 s in two threads, 0.39-0.50 s in two processes; on the H200 the 2-3 timed candidates of a corpus
     case compiled in 0.57-0.64 s in threads, about two compiles' time).  A source that fails to compile is left as
     it is: its timing compiles it again and reports the error."""
+    ptxas_as_the_workers()
     kernels = []
     for source in sources:
         try:
@@ -909,6 +911,22 @@ def _compile_in_workers(kernels: list[tuple[str, str]]) -> bool:
         except Exception as e:  # noqa: BLE001  reported again by the timing, which compiles it again
             log.debug("compiling a launch candidate ahead of its timing failed: %s", e)
     return True
+
+
+def ptxas_as_the_workers() -> None:
+    """Have Triton in this process assemble with the ptxas Inductor's compile workers use (``_set_triton_ptxas_path``:
+    torch's own where the wheel ships one, unless ``TRITON_PTXAS_PATH`` is set), as Inductor does before it compiles a
+    kernel in this process.
+
+    Why: Triton's cache keys a binary by the ptxas that assembles it, so candidates compiled here with Triton's bundled
+    ptxas were a miss for the workers' compile of the emitted kernel (on the H100, with the workers' 16 processes:
+    0.56 s of wait a fused case, as long as with no candidate compiled ahead), and were not the binary the graph
+    runs."""
+    try:  # torch 2.11; where it moved, this process keeps its ptxas (the emitted kernel's compile is then not a hit)
+        from torch._inductor.runtime.compile_tasks import _set_triton_ptxas_path
+    except ImportError:
+        return
+    _set_triton_ptxas_path()
 
 
 def _filling_semaphores(call: Callable[[list], Any], source: str) -> Callable[[list], Any]:

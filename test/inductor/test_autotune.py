@@ -225,21 +225,25 @@ def test_the_timed_candidates_carry_the_emitted_kernels_name():
 
 
 def test_the_emitted_kernels_compile_reads_the_timed_candidates_binary():
-    """After ``compile_kernel_sources`` compiled the timed candidates (a fresh Triton cache), compiling the emitted
-    kernel adds nothing to Triton's cache: a hit."""
+    """After ``compile_kernel_sources`` compiled the timed candidates in this process (threads: a fresh Triton
+    cache), the emitted kernel's compile as a compile worker runs it, in another process, adds nothing to Triton's
+    cache: a hit, so both compiled with the same ptxas (the workers set torch's own, which Triton's cache key holds)."""
     timer = StandInTimer(1.0, 0.5)
     module = compile_site(timer)
     # the kernel's source as the output module hands it to the compile workers, its first line included
     (name, emitted), = [m.groups() for m in re.finditer(r"async_compile\.triton\('(\w+)', '''(.*?)'''", module, re.S)
                         if "tl.sum(" in m.group(2)]
+    worker = ("import functools\n"
+              "from torch._inductor.codecache import _load_triton_kernel_from_source\n"
+              "from torch._inductor.runtime.compile_tasks import _worker_compile_triton\n"
+              "name, emitted = data\n"
+              "before = len(os.listdir(os.environ['TRITON_CACHE_DIR']))\n"
+              "_worker_compile_triton(functools.partial(_load_triton_kernel_from_source, name, emitted), {}, {})\n"
+              "print(json.dumps([before, len(os.listdir(os.environ['TRITON_CACHE_DIR']))]))\n")
     with tempfile.TemporaryDirectory() as cache, tempfile.TemporaryDirectory() as modules:
-        before, after = compiled_in_fresh_process(
-            "sources, name, emitted = data\n"
-            "_torch_private.compile_kernel_sources(sources)\n"
-            "before = len(os.listdir(os.environ['TRITON_CACHE_DIR']))\n"
-            "getattr(PyCodeCache.load(emitted), name).precompile(warm_cache_only=True)\n"
-            "print(json.dumps([before, len(os.listdir(os.environ['TRITON_CACHE_DIR']))]))\n",
-            [timer.sources, name, emitted], TRITON_CACHE_DIR=cache, TORCHINDUCTOR_CACHE_DIR=modules)
+        env = dict(TRITON_CACHE_DIR=cache, TORCHINDUCTOR_CACHE_DIR=modules, TORCHINDUCTOR_COMPILE_THREADS="1")
+        compiled_in_fresh_process("_torch_private.compile_kernel_sources(data)\nprint('[]')\n", timer.sources, **env)
+        before, after = compiled_in_fresh_process(worker, [name, emitted], **env)
     assert before > 0 and after == before
 
 
