@@ -3,16 +3,17 @@
     python -m benchmarks.lab_compile --out DIR [--cases 'llama8k/*' ...] [--variants stock fused ...]
 
 For each corpus case (``benchmarks/cases.csv``, suite ``corpus``, the ``--cases`` patterns) compiles the case's graph
-with the fusion off (``stock``), on (``fused``, the default: launch candidates timed at the first compile, compiled in
-Inductor's compile workers), on with the candidates timed under the name ``triton_`` (``fused_unnamed``), on with
-the candidates compiled in threads of this process (``fused_threads``) and on with
+with the fusion off (``stock``), on (``fused``, the default: launch candidates timed at the first compile), on with
+the candidates timed under the name ``triton_`` (``fused_unnamed``) and on with
 ``reduction_transpose_fusion_autotune`` off (``first_pick``: the cost model's first pick, untimed), the
 ``--variants`` given (all by default) in that order, each at its own row count (N, N+1, ...) so that no variant hits
-another's Triton or Inductor kernel cache, and attributes the wall seconds of the compile (:func:`benchmarks.harness.compile_fn`:
-Dynamo, Inductor, the first call) to the package's stages by timers wrapped around them: the candidates' codegen
-(``candidate_kernel_source``), their compile ahead of the timing (``compile_kernel_sources``), their timing
-(``time_kernel_source``), Inductor's own first-call autotuning of its kernels
-(``CachingAutotuner.benchmark_all_configs``) and the wait for the emitted kernels' compile (``AsyncCompile.wait``).
+another's Triton or Inductor kernel cache, and attributes the wall seconds of the compile
+(:func:`benchmarks.harness.compile_fn`: Dynamo, Inductor, the first call) to the package's stages by timers wrapped
+around them: the candidates' codegen (``candidate_kernel_source``), their compile ahead of the timing
+(``compile_kernel_sources``), their timing (``time_kernel_source``), Inductor's own first-call autotuning of its
+kernels (``CachingAutotuner.benchmark_all_configs``) and the wait for the emitted kernels' compile
+(``AsyncCompile.wait``); and counts the entries each compile added to Triton's cache (a kernel compiled twice under
+two keys counts twice).
 Writes ``lab-compile.csv`` as it goes: one row per (case, variant, repeat); ``--repeats`` measures each case again,
 the variants in reverse order every other time.
 """
@@ -41,12 +42,10 @@ from torch._inductor.async_compile import AsyncCompile  # noqa: E402  (isort: af
 from torch._inductor.runtime import triton_heuristics as inductor_heuristics
 
 VARIANTS = {"stock": harness.STOCK, "fused": harness.FUSED, "fused_unnamed": harness.FUSED,
-            "fused_threads": harness.FUSED, "first_pick": harness.FUSED | {"reduction_transpose_fusion_autotune": False}}
+            "first_pick": harness.FUSED | {"reduction_transpose_fusion_autotune": False}}
 # what each variant patches: fused_unnamed, the timed candidates keep the name ``triton_``
-# (``_torch_private.named_as_emitted`` left out), so that the emitted kernel's compile cannot reuse theirs;
-# fused_threads, the candidates compile in threads of this process, not in Inductor's compile workers
-PATCHES = {"fused_unnamed": ("named_as_emitted", lambda source, schedule: source),
-           "fused_threads": ("_compile_in_workers", lambda kernels: False)}
+# (``_torch_private.named_as_emitted`` left out), so that the emitted kernel's compile cannot reuse theirs
+PATCHES = {"fused_unnamed": ("named_as_emitted", lambda source, schedule: source)}
 # (owner, attribute) of each stage timed, by its column name
 STAGES = {
     "codegen_candidates_s": (_torch_private, "candidate_kernel_source"),

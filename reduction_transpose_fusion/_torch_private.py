@@ -94,6 +94,9 @@ makes a block-and-scalar mask uint32; ``reduction_transpose_fusion_testing.inter
 |   ``.configs`` / ``.launchers`` / ``.precompile()``      |   its first call's pick; see :func:`_each_config`         |
 | ``V.graph`` as a graph's identity (the lowering's        | a launch chosen once for a graph's kernels alike, as      |
 |   ``GraphLowering``, held weakly)                        |   Inductor defines them once; see :func:`graph_memo`      |
+| ``runtime/compile_tasks.py`` ``_set_triton_ptxas_path``; | the timed candidates assembled by the compile workers'   |
+|   triton's ``get_ptxas_version`` / ``CUDABackend.hash``  |   ptxas, so Triton's cache serves the emitted kernel's    |
+|   caches (``triton/backends/nvidia/compiler.py``)        |   compile; see :func:`ptxas_as_the_workers`               |
 
 Everything else the package uses is an extension point that Inductor documents for out-of-tree use:
 ``InductorChoices`` / ``config.inductor_choices_class``, ``register_backend_for_device`` and its
@@ -106,7 +109,6 @@ from __future__ import annotations
 import concurrent.futures
 import contextlib
 import dataclasses
-import functools
 import inspect
 import itertools
 import logging
@@ -851,15 +853,18 @@ def time_kernel_source(scheduling: TritonScheduling, source: str, names: list[st
 
 def compile_kernel_sources(sources: list[str]) -> None:
     """Compile the Triton kernels of ``sources`` (benchmark modules from :func:`candidate_kernel_source`, each kernel
-    at each of its configs) at once, before :func:`time_kernel_source` times them one by one, which then loads each
-    binary from Triton's cache.  Where Inductor's compile workers are up (``AsyncCompile.use_process_pool``), in
-    them, as Inductor compiles the kernels it emits (:func:`_compile_in_workers`); else in threads of this process.
+    at each of its configs) at once, in threads, before :func:`time_kernel_source` times them one by one, with the
+    compile workers' ptxas (:func:`ptxas_as_the_workers`), so that the workers' compile of the emitted kernel, the
+    winner's source, finds its binary in Triton's cache.  Triton's compile partly runs outside the GIL (on 2 CPU
+    cores, two sm_90a compiles of the LayerNorm-backward kernel of bf16 [8192, 4096], 0.37 s each alone, took 0.51 s in
+    two threads), and timing them compiled each in turn at its first call.  Only the compile runs in the threads
+    (``CachingAutotuner.precompile(warm_cache_only=True)``, as Inductor's compile workers run it); the binaries are
+    loaded and launched in this thread when each is timed.  A source that fails to compile is left as it is: its
+    timing compiles it again and reports the error.
 
-    Why the workers: a thread holds the GIL for the compile's Python front end and MLIR passes, so threads overlap
-    little of it (on 2 CPU cores, two sm_90a compiles of the LayerNorm-backward kernel of bf16 [8192, 4096], 0.37 s
-    each alone: 0.51 s in two threads, 0.39-0.50 s in two processes; on the H200 the 2-3 timed candidates of a corpus
-    case compiled in 0.57-0.64 s in threads, about two compiles' time).  A source that fails to compile is left as
-    it is: its timing compiles it again and reports the error."""
+    Not in Inductor's compile workers: on the H100 (16 workers), the timed candidates of a fused corpus case took
+    0.96 and 1.13 s to compile there (the mean of two runs, of 8 and 6 cases) against 0.69 and 0.70 s in threads
+    (``benchmarks/lab_compile.py``; docs/launch.md, "Compile time: the timed candidates' ptxas")."""
     ptxas_as_the_workers()
     kernels = []
     for source in sources:
@@ -868,10 +873,10 @@ def compile_kernel_sources(sources: list[str]) -> None:
         except Exception as e:  # noqa: BLE001  its timing loads it again and reports the error
             log.debug("loading a launch candidate ahead of its timing failed: %s", e)
             continue
-        kernels += [(name, source, k) for name in ("triton_", "triton_finish_")
+        kernels += [k for name in ("triton_", "triton_finish_")
                     if isinstance(k := getattr(module, name, None), inductor_triton_heuristics.CachingAutotuner)
                     and not k.compile_results and not k.launchers]
-    if len(kernels) < 2 or _compile_in_workers([(name, source) for name, source, _ in kernels]):
+    if len(kernels) < 2:
         return
 
     def compile_one(kernel) -> None:
@@ -882,51 +887,34 @@ def compile_kernel_sources(sources: list[str]) -> None:
 
     workers = min(len(kernels), max(1, inductor_config.compile_threads or 1))
     with concurrent.futures.ThreadPoolExecutor(workers) as pool:
-        list(pool.map(compile_one, [k for _, _, k in kernels]))
-
-
-def _compile_in_workers(kernels: list[tuple[str, str]]) -> bool:
-    """Compile ``[(kernel name, module source), ...]`` in Inductor's compile workers, as ``AsyncCompile.triton``
-    sends them the kernels the graph emits (``_worker_compile_triton``: load the module, ``precompile
-    (warm_cache_only=True)``, which leaves the binary in Triton's cache), and wait for all; a kernel whose compile
-    fails there is logged and left to its timing.  False, having compiled nothing, where the workers are not up (one
-    compile thread, the pool still starting) or this release has no such entry points."""
-    try:  # torch 2.11's compile workers
-        from torch._inductor.async_compile import AsyncCompile
-        from torch._inductor.codecache import _load_triton_kernel_from_source
-        from torch._inductor.runtime.compile_tasks import _worker_compile_triton
-        if not AsyncCompile.use_process_pool():
-            return False
-        pool = AsyncCompile.process_pool()
-    except Exception as e:  # noqa: BLE001  threads instead
-        log.debug("Inductor's compile workers not used for the launch candidates: %s", e)
-        return False
-    # as AsyncCompile.triton: the workers were started before these variables may have changed
-    env = {v: os.environ[v] for v in ("TORCHINDUCTOR_CACHE_DIR", "TRITON_CACHE_DIR") if v in os.environ}
-    tasks = [pool.submit(_worker_compile_triton, functools.partial(_load_triton_kernel_from_source, name, source),
-                         env, {}) for name, source in kernels]
-    for task in tasks:
-        try:
-            task.result()
-        except Exception as e:  # noqa: BLE001  reported again by the timing, which compiles it again
-            log.debug("compiling a launch candidate ahead of its timing failed: %s", e)
-    return True
+        list(pool.map(compile_one, kernels))
 
 
 def ptxas_as_the_workers() -> None:
     """Have Triton in this process assemble with the ptxas Inductor's compile workers use (``_set_triton_ptxas_path``:
     torch's own where the wheel ships one, unless ``TRITON_PTXAS_PATH`` is set), as Inductor does before it compiles a
-    kernel in this process.
+    kernel in this process, and forget the ptxas version Triton read before (``get_ptxas_version`` and the CUDA
+    backend's ``hash`` are cached, and Inductor's codegen reads that hash for each kernel's metadata before any
+    candidate compiles).
 
-    Why: Triton's cache keys a binary by the ptxas that assembles it, so candidates compiled here with Triton's bundled
-    ptxas were a miss for the workers' compile of the emitted kernel (on the H100, with the workers' 16 processes:
-    0.56 s of wait a fused case, as long as with no candidate compiled ahead), and were not the binary the graph
-    runs."""
-    try:  # torch 2.11; where it moved, this process keeps its ptxas (the emitted kernel's compile is then not a hit)
-        from torch._inductor.runtime.compile_tasks import _set_triton_ptxas_path
+    Why: Triton's cache keys a binary by its ptxas's version (the backend hash), so the candidates compiled here with
+    Triton's bundled ptxas (CUDA 12.8 in triton 3.6; torch 2.11's CUDA 13.0 wheel ships 13.0) were never a hit for
+    the workers' compile of the emitted kernel (on the H100: 0.56 s of wait a fused case, as long as with no
+    candidate compiled ahead), and the binary timed was not the one the graph runs."""
+    if os.environ.get("TRITON_PTXAS_PATH") is not None:  # chosen already: by the user, or here before
+        return
+    try:  # torch 2.11 and triton 3.6; where they moved, this process keeps its ptxas (the emitted kernel's compile
+        from torch._inductor.runtime.compile_tasks import _set_triton_ptxas_path  # is then not a hit)
+        from triton.backends.nvidia import compiler as nvidia_compiler
     except ImportError:
         return
     _set_triton_ptxas_path()
+    if os.environ.get("TRITON_PTXAS_PATH") is None:  # torch ships none: the workers assemble with Triton's too
+        return
+    for cached in (getattr(nvidia_compiler, "get_ptxas_version", None),
+                   getattr(getattr(nvidia_compiler, "CUDABackend", None), "hash", None)):
+        if hasattr(cached, "cache_clear"):
+            cached.cache_clear()
 
 
 def _filling_semaphores(call: Callable[[list], Any], source: str) -> Callable[[list], Any]:

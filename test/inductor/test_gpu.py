@@ -231,39 +231,6 @@ def test_launch_candidates_are_timed_by_graph_replay():
     assert times and min(times) < 8.0, timed.group(1)
 
 
-def test_launch_candidates_compile_in_inductors_workers(caplog):
-    """With Inductor's compile workers up, the timed candidates are compiled there (``_compile_in_workers`` takes
-    them and none fails to compile), and the kernel emitted after their timing is correct."""
-    import logging
-    import time
-    import unittest.mock
-
-    from torch._inductor.async_compile import AsyncCompile
-
-    from reduction_transpose_fusion import _torch_private
-
-    deadline = time.monotonic() + 120
-    while not AsyncCompile.use_process_pool():  # the workers start in the background
-        assert time.monotonic() < deadline, "Inductor's compile workers did not come up (compile_threads > 1?)"
-        time.sleep(0.1)
-    caplog.set_level(logging.DEBUG, logger=_torch_private.__name__)
-    returned = []
-    original = _torch_private._compile_in_workers
-
-    def recorded(kernels):
-        returned.append((len(kernels), original(kernels)))
-        return returned[-1][1]
-
-    case = families.CASES["F3-layernorm-backward"]
-    inputs = case.inputs(6144, 832, torch.bfloat16, device="cuda", seed=5)
-    with unittest.mock.patch.object(_torch_private, "_compile_in_workers", recorded):
-        _, fused, _ = compile_and_run(case.fn, inputs, FUSED)
-    assert returned and all(count >= 2 and took for count, took in returned), returned
-    assert "ahead of its timing failed" not in caplog.text
-    for out, ref in zip(fused, case.reference(inputs)):
-        assert families.rel_err(out, ref) <= families.TOLERANCE[out.dtype]
-
-
 # float8_e4m3 keeps 3 mantissa bits: an element rounded the other way moves by at most 2**-3 of itself; a GEMM over
 # thousands of operands, a few percent of them moved so, moves far less.  Half of that bound.
 FP8_ROUNDING = 2**-4
