@@ -80,12 +80,14 @@ def _res_usage(cubin: bytes) -> dict:
 
 def in_subprocess(kernels: dict[str, list[str]], timeout: float = 1800) -> dict[str, dict]:
     """This module's report for ``{label: [kernel name, source]}``, from a new process without ``TRITON_INTERPRET``
-    (the caller's may run the interpreter, or have imported Inductor).
+    (the caller's may run the interpreter, or have imported Inductor) nor ``TRITON_PTXAS_PATH`` (the caller's may have
+    been set by a candidate's compile, ``_torch_private.ptxas_as_the_workers``): the cubins are always assembled by
+    Triton's bundled ptxas, whatever ran before in the caller.
 
     Raises:
         RuntimeError: with the end of the process's stderr, if it fails.
     """
-    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    env = {k: v for k, v in os.environ.items() if k not in ("TRITON_INTERPRET", "TRITON_PTXAS_PATH")}
     proc = subprocess.run([sys.executable, "-m", __name__], input=json.dumps(kernels), capture_output=True,
                           text=True, env=env, timeout=timeout)
     if proc.returncode != 0:
