@@ -216,9 +216,9 @@ def test_the_emitted_kernels_compile_reads_the_timed_candidates_binary():
               "print(json.dumps([before, len(os.listdir(os.environ['TRITON_CACHE_DIR']))]))\n")
     with tempfile.TemporaryDirectory() as cache, tempfile.TemporaryDirectory() as modules:
         env = dict(TRITON_CACHE_DIR=cache, TORCHINDUCTOR_CACHE_DIR=modules, TORCHINDUCTOR_COMPILE_THREADS="1")
-        # Inductor's codegen reads Triton's backend hash (the ptxas version in it) before any candidate compiles
         # each process as a user's starts: no ptxas chosen (this one's may have been, by the compile above)
         fresh = "os.environ.pop('TRITON_PTXAS_PATH', None)\n"
+        # Inductor's codegen reads Triton's backend hash (the ptxas version in it) before any candidate compiles
         compiled_in_fresh_process(fresh + "import torch.utils._triton\ntorch.utils._triton.triton_hash_with_backend()\n"
                                   "_torch_private.compile_kernel_sources(data)\nprint('[]')\n", timer.sources, **env)
         before, after = compiled_in_fresh_process(fresh + worker, [name, emitted], **env)
