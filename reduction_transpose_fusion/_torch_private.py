@@ -890,31 +890,35 @@ def compile_kernel_sources(sources: list[str]) -> None:
         list(pool.map(compile_one, kernels))
 
 
+# the ptxas path for which Triton's cached ptxas version was last forgotten (ptxas_as_the_workers)
+_PTXAS_CLEARED_FOR: dict[str, str] = {}
+
+
 def ptxas_as_the_workers() -> None:
     """Have Triton in this process assemble with the ptxas Inductor's compile workers use (``_set_triton_ptxas_path``:
-    torch's own where the wheel ships one, unless ``TRITON_PTXAS_PATH`` is set), as Inductor does before it compiles a
-    kernel in this process, and forget the ptxas version Triton read before (``get_ptxas_version`` and the CUDA
-    backend's ``hash`` are cached, and Inductor's codegen reads that hash for each kernel's metadata before any
-    candidate compiles).
+    torch's own where the wheel ships one, unless ``TRITON_PTXAS_PATH`` is set), and forget the ptxas version Triton
+    read before, once for each path (``get_ptxas_version``, ``get_features`` and the CUDA backend's ``hash`` are
+    cached, and Inductor's codegen reads that hash for each kernel's metadata before any candidate compiles; Inductor
+    itself sets the path, without forgetting, where it compiles a kernel in this process).
 
     Why: Triton's cache keys a binary by its ptxas's version (the backend hash), so the candidates compiled here with
-    Triton's bundled ptxas (CUDA 12.8 in triton 3.6; torch 2.11's CUDA 13.0 wheel ships 13.0) were never a hit for
-    the workers' compile of the emitted kernel (on the H100: 0.56 s of wait a fused case, as long as with no
-    candidate compiled ahead), and the binary timed was not the one the graph runs."""
-    if os.environ.get("TRITON_PTXAS_PATH") is not None:  # chosen already: by the user, or here before
-        return
+    Triton's bundled ptxas (CUDA 12.8 in triton 3.6; torch 2.11's CUDA 13.0 wheel ships 13.0), or keyed by its version,
+    were never a hit for the workers' compile of the emitted kernel (on the H100: a wait of 0.56 s a fused case, as
+    long as the untimed first pick's compile)."""
     try:  # torch 2.11 and triton 3.6; where they moved, this process keeps its ptxas (the emitted kernel's compile
         from torch._inductor.runtime.compile_tasks import _set_triton_ptxas_path  # is then not a hit)
         from triton.backends.nvidia import compiler as nvidia_compiler
     except ImportError:
         return
     _set_triton_ptxas_path()
-    if os.environ.get("TRITON_PTXAS_PATH") is None:  # torch ships none: the workers assemble with Triton's too
+    path = os.environ.get("TRITON_PTXAS_PATH")
+    if path is None or _PTXAS_CLEARED_FOR.get("path") == path:  # none: the workers assemble with Triton's too
         return
-    for cached in (getattr(nvidia_compiler, "get_ptxas_version", None),
+    for cached in (getattr(nvidia_compiler, "get_ptxas_version", None), getattr(nvidia_compiler, "get_features", None),
                    getattr(getattr(nvidia_compiler, "CUDABackend", None), "hash", None)):
         if hasattr(cached, "cache_clear"):
             cached.cache_clear()
+    _PTXAS_CLEARED_FOR["path"] = path
 
 
 def _filling_semaphores(call: Callable[[list], Any], source: str) -> Callable[[list], Any]:

@@ -197,11 +197,37 @@ def test_the_timed_candidates_carry_the_emitted_kernels_name():
                for s in timer.sources)
 
 
-def test_the_emitted_kernels_compile_reads_the_timed_candidates_binary():
+def ptxas_versions_differ() -> bool:
+    """Whether torch ships a ptxas (the compile workers') whose version differs from Triton's bundled one."""
+    import pathlib
+    import subprocess
+
+    import triton
+
+    ours = pathlib.Path(torch.__file__).parent / "bin" / "ptxas"
+    bundled = pathlib.Path(triton.__file__).parent / "backends" / "nvidia" / "bin" / "ptxas"
+    versions = [subprocess.run([str(p), "--version"], capture_output=True, text=True).stdout
+                for p in (ours, bundled) if p.exists()]
+    return len(versions) == 2 and versions[0] != versions[1]
+
+
+# what the compiling process did before the candidates compiled: Inductor's codegen read Triton's backend hash (the
+# ptxas version in it), and it may have compiled a kernel itself, which sets the workers' ptxas without forgetting
+BEFORE_THE_CANDIDATES = {
+    "hash read": "import torch.utils._triton\ntorch.utils._triton.triton_hash_with_backend()\n",
+    "hash read, then Inductor's own ptxas set": (
+        "import torch.utils._triton\ntorch.utils._triton.triton_hash_with_backend()\n"
+        "from torch._inductor.runtime.compile_tasks import _set_triton_ptxas_path\n_set_triton_ptxas_path()\n"),
+}
+
+
+@pytest.mark.skipif(not ptxas_versions_differ(), reason="one ptxas version here: the cache keys cannot differ by it")
+@pytest.mark.parametrize("before", BEFORE_THE_CANDIDATES.values(), ids=BEFORE_THE_CANDIDATES.keys())
+def test_the_emitted_kernels_compile_reads_the_timed_candidates_binary(before):
     """After ``compile_kernel_sources`` compiled the timed candidates in this process (threads: a fresh Triton
     cache), the emitted kernel's compile as a compile worker runs it, in another process, adds nothing to Triton's
-    cache: a hit, so both compiled with the same ptxas (the workers set torch's own, whose version Triton's cache key
-    holds), also where this process had read Triton's backend hash first, as Inductor's codegen does."""
+    cache: a hit, so both keyed by the same ptxas (the workers set torch's own, whose version Triton's cache key
+    holds), whatever the process had done before."""
     timer = StandInTimer(1.0, 0.5)
     module = compile_site(timer)
     # the kernel's source as the output module hands it to the compile workers, its first line included
@@ -216,13 +242,12 @@ def test_the_emitted_kernels_compile_reads_the_timed_candidates_binary():
               "print(json.dumps([before, len(os.listdir(os.environ['TRITON_CACHE_DIR']))]))\n")
     with tempfile.TemporaryDirectory() as cache, tempfile.TemporaryDirectory() as modules:
         env = dict(TRITON_CACHE_DIR=cache, TORCHINDUCTOR_CACHE_DIR=modules, TORCHINDUCTOR_COMPILE_THREADS="1")
-        # each process as a user's starts: no ptxas chosen (this one's may have been, by the compile above)
+        # each process as a user's starts: no ptxas chosen
         fresh = "os.environ.pop('TRITON_PTXAS_PATH', None)\n"
-        # Inductor's codegen reads Triton's backend hash (the ptxas version in it) before any candidate compiles
-        compiled_in_fresh_process(fresh + "import torch.utils._triton\ntorch.utils._triton.triton_hash_with_backend()\n"
-                                  "_torch_private.compile_kernel_sources(data)\nprint('[]')\n", timer.sources, **env)
-        before, after = compiled_in_fresh_process(fresh + worker, [name, emitted], **env)
-    assert before > 0 and after == before
+        compiled_in_fresh_process(fresh + before + "_torch_private.compile_kernel_sources(data)\nprint('[]')\n",
+                                  timer.sources, **env)
+        entries_before, entries_after = compiled_in_fresh_process(fresh + worker, [name, emitted], **env)
+    assert entries_before > 0 and entries_after == entries_before
 
 
 def test_a_candidate_within_the_margin_leaves_the_rules_launch():
