@@ -43,7 +43,7 @@ def pytest_collection_modifyitems(config, items):
 
 
 @pytest.fixture(autouse=True)
-def ptxas_as_the_session_started():
+def triton_ptxas_path_restored():
     """Each test ends with ``TRITON_PTXAS_PATH`` as it began: a timed candidate's compile sets it in this process
     (``_torch_private.ptxas_as_the_workers``), and the processes later tests start (stock's sources, cubins) would
     inherit it, where a user's start without."""
