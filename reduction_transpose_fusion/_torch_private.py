@@ -834,7 +834,6 @@ def time_kernel_source(scheduling: TritonScheduling, source: str, names: list[st
     365187048) it ran 7.5 µs where stock's own compiles of the same source ran 4.9 µs."""
     from .runtime.benchmarking import graph_ms  # the runtime package imports this module
 
-    ptxas_as_the_workers()  # the binary the graph will run, and the one its compile then finds in Triton's cache
     module = PyCodeCache.load(source)
     device = V.graph.get_current_device_or_throw()
     try:

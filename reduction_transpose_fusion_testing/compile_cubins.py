@@ -23,6 +23,8 @@ import subprocess
 import sys
 import tempfile
 
+from reduction_transpose_fusion_testing.processes import child_environ
+
 RES_USAGE = re.compile(r"REG:(\d+) STACK:(\d+) SHARED:(\d+) LOCAL:(\d+)")
 GLOBAL_STORE = re.compile(r"\bst\.global((?:\.\w+)+)")  # the suffixes of a PTX global store
 CONVERSION = re.compile(r"\bcvt((?:\.\w+)+)")  # the suffixes of a PTX cvt: modifiers, destination type, source type
@@ -79,17 +81,16 @@ def _res_usage(cubin: bytes) -> dict:
 
 
 def in_subprocess(kernels: dict[str, list[str]], timeout: float = 1800) -> dict[str, dict]:
-    """This module's report for ``{label: [kernel name, source]}``, from a new process without ``TRITON_INTERPRET``
-    (the caller's may run the interpreter, or have imported Inductor) nor ``TRITON_PTXAS_PATH`` (the caller's may have
-    been set by a candidate's compile, ``_torch_private.ptxas_as_the_workers``): the cubins are always assembled by
-    Triton's bundled ptxas, whatever ran before in the caller.
+    """This module's report for ``{label: [kernel name, source]}``, from a new process (the caller's may run the
+    interpreter, or have imported Inductor) that inherits neither ``TRITON_INTERPRET`` nor ``TRITON_PTXAS_PATH``
+    (:func:`..processes.child_environ`): the cubins are always assembled by Triton's bundled ptxas, whatever ran
+    before in the caller.
 
     Raises:
         RuntimeError: with the end of the process's stderr, if it fails.
     """
-    env = {k: v for k, v in os.environ.items() if k not in ("TRITON_INTERPRET", "TRITON_PTXAS_PATH")}
     proc = subprocess.run([sys.executable, "-m", __name__], input=json.dumps(kernels), capture_output=True,
-                          text=True, env=env, timeout=timeout)
+                          text=True, env=child_environ(), timeout=timeout)
     if proc.returncode != 0:
         raise RuntimeError(f"compile_cubins failed:\n{proc.stderr[-4000:]}")
     return json.loads(proc.stdout)

@@ -42,19 +42,6 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip_cpu)
 
 
-@pytest.fixture(autouse=True)
-def triton_ptxas_path_restored():
-    """Each test ends with ``TRITON_PTXAS_PATH`` as it began: a timed candidate's compile sets it in this process
-    (``_torch_private.ptxas_as_the_workers``), and the processes later tests start (stock's sources, cubins) would
-    inherit it, where a user's start without."""
-    before = os.environ.get("TRITON_PTXAS_PATH")
-    yield
-    if before is None:
-        os.environ.pop("TRITON_PTXAS_PATH", None)
-    else:
-        os.environ["TRITON_PTXAS_PATH"] = before
-
-
 @pytest.fixture
 def decisions():
     """The INFO records of the package's log while the test runs."""

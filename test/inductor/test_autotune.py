@@ -242,11 +242,10 @@ def test_the_emitted_kernels_compile_reads_the_timed_candidates_binary(before):
               "print(json.dumps([before, len(os.listdir(os.environ['TRITON_CACHE_DIR']))]))\n")
     with tempfile.TemporaryDirectory() as cache, tempfile.TemporaryDirectory() as modules:
         env = dict(TRITON_CACHE_DIR=cache, TORCHINDUCTOR_CACHE_DIR=modules, TORCHINDUCTOR_COMPILE_THREADS="1")
-        # each process as a user's starts: no ptxas chosen
-        fresh = "os.environ.pop('TRITON_PTXAS_PATH', None)\n"
-        compiled_in_fresh_process(fresh + before + "_torch_private.compile_kernel_sources(data)\nprint('[]')\n",
-                                  timer.sources, **env)
-        entries_before, entries_after = compiled_in_fresh_process(fresh + worker, [name, emitted], **env)
+        # each process starts as a user's, no ptxas chosen (run_python's child_environ)
+        compiled_in_fresh_process(before + "_torch_private.compile_kernel_sources(data)\nprint('[]')\n", timer.sources,
+                                  **env)
+        entries_before, entries_after = compiled_in_fresh_process(worker, [name, emitted], **env)
     assert entries_before > 0 and entries_after == entries_before
 
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import ast
 import json
-import os
 import re
 import subprocess
 import sys
@@ -26,6 +25,7 @@ from reduction_transpose_fusion import choices as choices_module
 from reduction_transpose_fusion_testing import compile_cubins, families, interpret
 from reduction_transpose_fusion_testing.edge_cases import reads_its_own_sum
 from reduction_transpose_fusion_testing.logs import decision_log
+from reduction_transpose_fusion_testing.processes import child_environ
 from reduction_transpose_fusion_testing.stock_codegen import key, normalize
 
 ON = families.FUSE_EVERY_SITE
@@ -62,9 +62,9 @@ def stock_sources() -> dict[str, str]:
     """Stock Inductor's code for every case, from a process that never imports the package."""
     wanted = [[name, ROWS, COLS, dt] for name, dt in CASES] + [[name, 128, 1024, "fp32"] for name in families.CASES]
     wanted.append(["F1-t", 200, 2, "fp32"])
-    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
     proc = subprocess.run([sys.executable, "-m", "reduction_transpose_fusion_testing.stock_codegen"],
-                          input=json.dumps(wanted), capture_output=True, text=True, env=env, timeout=1800)
+                          input=json.dumps(wanted), capture_output=True, text=True, env=child_environ(),
+                          timeout=1800)
     assert proc.returncode == 0, proc.stderr[-4000:]
     return json.loads(proc.stdout)
 
