@@ -1,0 +1,68 @@
+"""Lab: Inductor's coordinate descent on its own reductions that store transposed (``scheduler.tuned_by_coordinate_descent``).
+
+For each random site named ``SEED:INDEX`` (as :func:`benchmarks.random_sites.draw_sites` draws it), measures it as
+``random_sites`` does (CUDA-graph replay, stock compiled twice for the noise) in three variants: the fusion on with
+the candidates timed (``fused``: tuned by coordinate descent where the rule applies), the same compiled a second time
+(``fused_again``: does a second walk land on the same config?) and ``first_pick`` (autotune off: no walk), and keeps
+the walk's own log (the ``COORDESC`` lines of Inductor's ``triton_heuristics`` and ``coordinate_descent_tuner``
+loggers at DEBUG: each config tried and its time as the walk's benchmark saw it), to tell a walk that follows its
+timer's noise from one whose timer disagrees with the replay.
+
+    python -m benchmarks.lab_coordesc --sites 684496337:24 426678996:26 --out OUT
+
+Writes ``lab-coordesc.csv`` (one row per site, ``random_sites`` columns) and ``lab-coordesc.log`` (the walks).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import pathlib
+
+import pandas as pd
+
+from benchmarks import random_sites
+
+WALK_LOGGERS = ("torch._inductor.runtime.triton_heuristics", "torch._inductor.runtime.coordinate_descent_tuner")
+
+
+class _Lines(logging.Handler):
+    def __init__(self):
+        super().__init__(logging.DEBUG)
+        self.lines: list[str] = []
+
+    def emit(self, record):
+        self.lines.append(record.getMessage())
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sites", nargs="+", required=True, help="SEED:INDEX of random_sites.draw_sites")
+    parser.add_argument("--out", type=pathlib.Path, required=True)
+    args = parser.parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    random_sites.VARIANTS["fused_again"] = random_sites.VARIANTS["fused"]
+    handler = _Lines()
+    for name in WALK_LOGGERS:
+        logging.getLogger(name).setLevel(logging.DEBUG)
+        logging.getLogger(name).addHandler(handler)
+    rows, log_lines = [], []
+    for spec in args.sites:
+        seed, index = map(int, spec.split(":"))
+        site = random_sites.draw_sites(seed, index + 1)[index]
+        handler.lines.clear()
+        row = random_sites.measure(site, ["fused", "fused_again", "first_pick"]) | dict(seed=seed)
+        rows.append(row)
+        walk = [line for line in handler.lines if "COORDESC" in line or "Improve" in line or "Baseline" in line
+                or "Tune from" in line]
+        log_lines += [f"== {spec} {row['family']} {row['dtype']} {row['shape']}: stock {row['stock_us']:.2f} "
+                      f"({row['stock_repeat_us']:.2f}) fused {row.get('fused_us', float('nan')):.2f} fused_again "
+                      f"{row.get('fused_again_us', float('nan')):.2f} first_pick "
+                      f"{row.get('first_pick_us', float('nan')):.2f} us", *walk]
+        print(log_lines[-len(walk) - 1], flush=True)
+        pd.DataFrame(rows).to_csv(args.out / "lab-coordesc.csv", index=False)
+        (args.out / "lab-coordesc.log").write_text("\n".join(log_lines) + "\n")
+
+
+if __name__ == "__main__":
+    main()
