@@ -276,3 +276,37 @@ def test_the_recorder_puts_inductors_define_kernel_back_after_an_error():
             assert TritonScheduling.define_kernel is not original
             raise RuntimeError("mid-compile")
     assert TritonScheduling.define_kernel is original
+
+
+
+# Two compiles of one graph on the CPU in a fresh process (the fake device of this process loads no kernel module
+# through Inductor's in-memory cache): prints whether the second compile loaded any module of the first, for each
+# option set.
+_REUSE = """
+import torch, reduction_transpose_fusion
+from torch._inductor.codecache import PyCodeCache
+from benchmarks import harness
+torch.cuda.synchronize = lambda: None  # compile_fn waits for the GPU; there is none
+x = torch.randn(64, 32)
+for name, options in (("fresh", harness.STOCK | harness.FRESH),
+                      ("graph cache off", harness.STOCK | {"fx_graph_cache": False})):
+    harness.compile_fn(lambda t: (t * 2).sum(0), [x], options)
+    first = list(PyCodeCache.modules)
+    harness.compile_fn(lambda t: (t * 2).sum(0), [x], options)
+    print(name, len(first), any(m in PyCodeCache.modules for m in first))
+"""
+
+
+def test_a_fresh_compile_reuses_no_kernel_of_an_earlier_compile():
+    """Two compiles of the same graph with ``harness.FRESH`` load their own code: Inductor keeps loaded kernel modules
+    (and with them a kernel's tuned configs) in memory by their source, so without the clearing the second compile ran
+    the first one's kernels and its autotuning, and the harness's compile-to-compile noise missed the spread of
+    Inductor's own autotuning.  The FX-graph cache off alone reuses them (the check that the probe can see a reuse)."""
+    from reduction_transpose_fusion_testing.processes import run_python
+
+    run = run_python(_REUSE)
+    assert run.returncode == 0, run.stderr[-3000:]
+    reused = {line.rsplit(" ", 2)[0]: (int(line.split()[-2]), line.split()[-1] == "True")
+              for line in run.stdout.strip().splitlines()}
+    assert reused["fresh"][0] > 0 and not reused["fresh"][1]
+    assert reused["graph cache off"] == (reused["graph cache off"][0], True)
