@@ -21,7 +21,6 @@ from typing import Any, Callable
 import torch
 import torch._inductor.config as inductor_config
 from torch._inductor import metrics
-from torch._inductor import utils as inductor_utils
 
 from reduction_transpose_fusion_testing import families
 from reduction_transpose_fusion_testing.logs import decision_log
@@ -31,11 +30,9 @@ FORCED = families.FUSE_EVERY_SITE  # every safe site fused: what the profitabili
 STOCK = {"reduction_transpose_fusion": False}
 # measure() compiles every case cold in Inductor (Triton's kernel cache stays warm): a case whose graph an earlier case
 # compiled would otherwise hit the FX-graph cache, log no decision and report the cache's compile time.  Nor does a
-# compile reuse an earlier one's autotuning: Inductor keeps a kernel's tuned config in its autotune cache on disk and,
-# for a kernel of the same source, the tuned kernel object itself in memory, so a second compile of stock's code ran
-# the first one's config and two compiles could not show the spread of Inductor's own autotuning, which on one site
-# was 15% (docs/profitability.md, "a tuned kernel's loss is Inductor's own autotuning").  compile_fn clears the
-# in-memory caches where the autotune cache is off.
+# compile read an earlier one's autotuning: Inductor's autotune cache on disk keeps the config it tuned for a kernel's
+# source, across compiles and processes, so a second compile of the same kernel ran the first one's config and two
+# compiles could not show the spread of Inductor's own autotuning (docs/profitability.md, "a tuned kernel's loss").
 FRESH = {"fx_graph_cache": False, "autotune_local_cache": False}
 
 
@@ -60,13 +57,6 @@ class Case:
         return families.DTYPES[self.dtype]
 
 
-def forget_earlier_kernels() -> None:
-    """Drop the kernels earlier compiles left in Inductor's in-memory caches (its registered caches:
-    ``clear_caches`` in torch 2.11, ``clear_inductor_caches`` before), so that a kernel of the same source compiles
-    and, with :data:`FRESH`'s autotune cache off, autotunes anew.  Functions compiled earlier keep their kernels."""
-    (getattr(inductor_utils, "clear_caches", None) or inductor_utils.clear_inductor_caches)()
-
-
 def compile_fn(fn: Callable, inputs: list[torch.Tensor], options: dict, row_dims: list[tuple[int, ...]] | None = None
                ) -> tuple[Callable, int, float, list[str]]:
     """torch.compile ``fn`` with ``options``; returns (compiled, kernels generated, compile seconds, decisions).
@@ -75,8 +65,6 @@ def compile_fn(fn: Callable, inputs: list[torch.Tensor], options: dict, row_dims
     (``torch._dynamo.mark_dynamic``; a dim of size 0 or 1, which Dynamo specializes, stays static), as a training
     job whose token count varies gets after its first recompile; ``None``: every size static."""
     torch._dynamo.reset()  # each case compiles from scratch (and never hits the recompile limit)
-    if options.get("autotune_local_cache") is False:  # FRESH
-        forget_earlier_kernels()
     if row_dims:
         for t, dims in zip(inputs, row_dims):
             if dims := [d for d in dims if t.shape[d] > 1]:

@@ -184,11 +184,10 @@ STEPS = (
 
 def compile_variant(step: Step, options: dict) -> dict[str, Any]:
     """Build ``step``'s model, compile it with Inductor ``options`` (a fresh compile: Dynamo does not reuse another
-    module's graph, ``harness.FRESH`` turns the FX-graph and autotune caches off, and no kernel of an earlier compile
-    is reused) and train it for :data:`LOSS_STEPS` + :data:`WARMUP_STEPS` steps: its first losses, compile seconds,
-    kernel count, decisions, and ``train_step``."""
+    module's graph, and ``harness.FRESH`` turns the FX-graph and autotune caches off) and train it for
+    :data:`LOSS_STEPS` + :data:`WARMUP_STEPS` steps: its first losses, compile seconds, kernel count, decisions, and
+    ``train_step``."""
     model, batch, loss_fn = step.build()
-    harness.forget_earlier_kernels()  # a compile of the same step autotunes anew (harness.FRESH)
     compiled = torch.compile(model, options=options | step.options | harness.FRESH)
     optimizer = torch.optim.SGD(model.parameters(), lr=LR)
 

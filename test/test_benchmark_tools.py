@@ -279,34 +279,43 @@ def test_the_recorder_puts_inductors_define_kernel_back_after_an_error():
 
 
 
-# Two compiles of one graph on the CPU in a fresh process (the fake device of this process loads no kernel module
-# through Inductor's in-memory cache): prints whether the second compile loaded any module of the first, for each
-# option set.
-_REUSE = """
-import torch, reduction_transpose_fusion
-from torch._inductor.codecache import PyCodeCache
-from benchmarks import harness
-torch.cuda.synchronize = lambda: None  # compile_fn waits for the GPU; there is none
-x = torch.randn(64, 32)
-for name, options in (("fresh", harness.STOCK | harness.FRESH),
-                      ("graph cache off", harness.STOCK | {"fx_graph_cache": False})):
-    harness.compile_fn(lambda t: (t * 2).sum(0), [x], options)
-    first = list(PyCodeCache.modules)
-    harness.compile_fn(lambda t: (t * 2).sum(0), [x], options)
-    print(name, len(first), any(m in PyCodeCache.modules for m in first))
-"""
+
+def test_a_fresh_compiles_kernels_do_not_read_inductors_autotune_cache():
+    """``harness.FRESH`` compiles every kernel with Inductor's autotune cache off (each kernel's ``inductor_meta``),
+    so a second compile of the same kernel tunes anew instead of reading the config the first one tuned."""
+    from benchmarks import harness
+    from reduction_transpose_fusion_testing import interpret
+
+    case = families.ALL_CASES["F2-mul-add"]
+    specs = case.specs(4096, 512, torch.float32)
+    fresh = interpret.generate(case.fn, interpret.fake_inputs(*specs), **(harness.STOCK | harness.FRESH))
+    cached = interpret.generate(case.fn, interpret.fake_inputs(*specs), **harness.STOCK)
+    kernels = len(interpret.kernel_names(fresh))
+    assert kernels > 1 and fresh.count("'autotune_local_cache': False") == kernels
+    assert cached.count("'autotune_local_cache': True") == len(interpret.kernel_names(cached))
 
 
-def test_a_fresh_compile_reuses_no_kernel_of_an_earlier_compile():
-    """Two compiles of the same graph with ``harness.FRESH`` load their own code: Inductor keeps loaded kernel modules
-    (and with them a kernel's tuned configs) in memory by their source, so without the clearing the second compile ran
-    the first one's kernels and its autotuning, and the harness's compile-to-compile noise missed the spread of
-    Inductor's own autotuning.  The FX-graph cache off alone reuses them (the check that the probe can see a reuse)."""
-    from reduction_transpose_fusion_testing.processes import run_python
+def test_each_random_site_graph_is_captured_before_the_next_compile(monkeypatch):
+    """``random_sites.measure`` captures each compile's CUDA graph before the next compile: a later compile of the same
+    function with the same options replaces the code the earlier compiled function runs (Dynamo's one cache entry
+    for it), so stock's graph captured after its repeat compile replayed the repeat's code, and the noise column
+    measured one compile twice.  The compiles and captures are stubbed (no GPU); their order is what is checked."""
+    events = []
+    site = random_sites.draw_sites(1, 1)[0]
+    inputs = [torch.randn(8, 4)]
+    monkeypatch.setattr(type(families.ALL_CASES[site["family"]]), "inputs", lambda self, *a, **k: inputs)
 
-    run = run_python(_REUSE)
-    assert run.returncode == 0, run.stderr[-3000:]
-    reused = {line.rsplit(" ", 2)[0]: (int(line.split()[-2]), line.split()[-1] == "True")
-              for line in run.stdout.strip().splitlines()}
-    assert reused["fresh"][0] > 0 and not reused["fresh"][1]
-    assert reused["graph cache off"] == (reused["graph cache off"][0], True)
+    def compile_fn(fn, first, options):
+        events.append("compile")
+        return (lambda *a: torch.zeros(3)), 1, 0.1, []
+
+    def capture(fn, input_sets, calls):
+        events.append("graph")
+        return fn
+
+    monkeypatch.setattr(random_sites.harness, "compile_fn", compile_fn)
+    monkeypatch.setattr(random_sites.harness, "check", lambda *a: (0.0, True))
+    monkeypatch.setattr(random_sites, "graph", capture)
+    monkeypatch.setattr(random_sites, "time_graphs", lambda graphs, calls: {name: 1.0 for name in graphs})
+    random_sites.measure(site, ["fused", "first_pick"])
+    assert events == ["compile", "graph"] * 4  # stock, its repeat and the two variants, each captured at once
