@@ -5,8 +5,9 @@ For each random site named ``SEED:INDEX`` (as :func:`benchmarks.random_sites.dra
 the candidates timed (``fused``: tuned by coordinate descent where the rule applies), the same compiled a second time
 (``fused_again``: does a second walk land on the same config?) and ``first_pick`` (autotune off: no walk), and keeps
 the walk's own log (the ``COORDESC`` lines of Inductor's ``triton_heuristics`` and ``coordinate_descent_tuner``
-loggers at DEBUG: each config tried and its time as the walk's benchmark saw it), to tell a walk that follows its
-timer's noise from one whose timer disagrees with the replay.
+loggers at DEBUG: Inductor's own pick among its configs, then each config the walk tried and its time as the walk's
+benchmark saw it; a line before each compile names it), to tell a walk that follows its timer's noise from one whose
+timer disagrees with the replay.
 
     python -m benchmarks.lab_coordesc --sites 684496337:24 426678996:26 --out OUT
 
@@ -46,6 +47,14 @@ def main(argv=None) -> None:
     for name in WALK_LOGGERS:
         logging.getLogger(name).setLevel(logging.DEBUG)
         logging.getLogger(name).addHandler(handler)
+    compile_fn = random_sites.harness.compile_fn
+
+    def marked_compile(fn, inputs, options, *args):  # a line in the log before each compile names its variant
+        names = [name for name, known in random_sites.VARIANTS.items() if known | random_sites.harness.FRESH == options]
+        handler.lines.append(f"-- compile: {names[0] if names else 'stock'}")
+        return compile_fn(fn, inputs, options, *args)
+
+    random_sites.harness.compile_fn = marked_compile
     rows, log_lines = [], []
     for spec in args.sites:
         seed, index = map(int, spec.split(":"))
@@ -53,8 +62,8 @@ def main(argv=None) -> None:
         handler.lines.clear()
         row = random_sites.measure(site, ["fused", "fused_again", "first_pick"]) | dict(seed=seed)
         rows.append(row)
-        walk = [line for line in handler.lines if "COORDESC" in line or "Improve" in line or "Baseline" in line
-                or "Tune from" in line]
+        walk = [line for line in handler.lines if line.startswith("-- compile") or any(
+            word in line for word in ("COORDESC", "Improve", "Baseline", "Tune from", "Best config"))]
         log_lines += [f"== {spec} {row['family']} {row['dtype']} {row['shape']}: stock {row['stock_us']:.2f} "
                       f"({row['stock_repeat_us']:.2f}) fused {row.get('fused_us', float('nan')):.2f} fused_again "
                       f"{row.get('fused_again_us', float('nan')):.2f} first_pick "
