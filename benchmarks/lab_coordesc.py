@@ -1,4 +1,4 @@
-"""Lab: Inductor's coordinate descent on its own reductions that store transposed (``scheduler.tuned_by_coordinate_descent``).
+"""Lab: Inductor's coordinate descent on its own reductions that store transposed (``tuned_by_coordinate_descent``).
 
 For each random site named ``SEED:INDEX`` (as :func:`benchmarks.random_sites.draw_sites` draws it), measures it as
 ``random_sites`` does (CUDA-graph replay, stock compiled twice for the noise) in three variants: the fusion on with
