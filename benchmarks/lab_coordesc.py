@@ -23,17 +23,9 @@ import pathlib
 import pandas as pd
 
 from benchmarks import random_sites
+from reduction_transpose_fusion_testing.logs import log_messages
 
 WALK_LOGGERS = ("torch._inductor.runtime.triton_heuristics", "torch._inductor.runtime.coordinate_descent_tuner")
-
-
-class _Lines(logging.Handler):
-    def __init__(self):
-        super().__init__(logging.DEBUG)
-        self.lines: list[str] = []
-
-    def emit(self, record):
-        self.lines.append(record.getMessage())
 
 
 def main(argv=None) -> None:
@@ -43,15 +35,11 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     random_sites.VARIANTS["fused_again"] = random_sites.VARIANTS["fused"]
-    handler = _Lines()
-    for name in WALK_LOGGERS:
-        logging.getLogger(name).setLevel(logging.DEBUG)
-        logging.getLogger(name).addHandler(handler)
     compile_fn = random_sites.harness.compile_fn
 
     def marked_compile(fn, inputs, options, *args):  # a line in the log before each compile names its variant
         names = [name for name, known in random_sites.VARIANTS.items() if known | random_sites.harness.FRESH == options]
-        handler.lines.append(f"-- compile: {names[0] if names else 'stock'}")
+        logging.getLogger(WALK_LOGGERS[0]).debug("-- compile: %s", names[0] if names else "stock")
         return compile_fn(fn, inputs, options, *args)
 
     random_sites.harness.compile_fn = marked_compile
@@ -59,10 +47,10 @@ def main(argv=None) -> None:
     for spec in args.sites:
         seed, index = map(int, spec.split(":"))
         site = random_sites.draw_sites(seed, index + 1)[index]
-        handler.lines.clear()
-        row = random_sites.measure(site, ["fused", "fused_again", "first_pick"]) | dict(seed=seed)
+        with log_messages(*WALK_LOGGERS, level=logging.DEBUG) as lines:
+            row = random_sites.measure(site, ["fused", "fused_again", "first_pick"]) | dict(seed=seed)
         rows.append(row)
-        walk = [line for line in handler.lines if line.startswith("-- compile") or any(
+        walk = [line for line in lines if line.startswith("-- compile") or any(
             word in line for word in ("COORDESC", "Improve", "Baseline", "Tune from", "Best config"))]
         log_lines += [f"== {spec} {row['family']} {row['dtype']} {row['shape']}: stock {row['stock_us']:.2f} "
                       f"({row['stock_repeat_us']:.2f}) fused {row.get('fused_us', float('nan')):.2f} fused_again "

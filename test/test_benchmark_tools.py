@@ -278,8 +278,6 @@ def test_the_recorder_puts_inductors_define_kernel_back_after_an_error():
     assert TritonScheduling.define_kernel is original
 
 
-
-
 def test_a_fresh_compiles_kernels_do_not_read_inductors_autotune_cache():
     """``harness.FRESH`` compiles every kernel with Inductor's autotune cache off (each kernel's ``inductor_meta``),
     so a second compile of the same kernel tunes anew instead of reading the config the first one tuned."""
