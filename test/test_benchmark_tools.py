@@ -317,3 +317,33 @@ def test_each_random_site_graph_is_captured_before_the_next_compile(monkeypatch)
     monkeypatch.setattr(random_sites, "time_graphs", lambda graphs, calls: {name: 1.0 for name in graphs})
     random_sites.measure(site, ["fused", "first_pick"])
     assert events == ["compile", "graph"] * 4  # stock, its repeat and the two variants, each captured at once
+
+
+def test_a_corpus_case_times_stock_before_the_fused_compile(monkeypatch):
+    """``harness.measure`` runs and times stock before it compiles the fused version: each compile resets Dynamo, so a
+    stock call after the fused compile compiled stock a third time and timed that compile, not the one whose compile
+    time is reported.  Compiles, checks and timings are stubbed (no GPU); their order is what is checked."""
+    from benchmarks import harness
+
+    family = next(iter(families.CASES))
+    row = harness.Case(name="c", family=family, dtype="fp32", rows=8, cols=4, suites="", source="")
+    monkeypatch.setattr(type(row.family_case), "inputs", lambda self, *a, **k: [torch.randn(8, 4)])
+    events = []
+
+    def compile_fn(fn, inputs, options, row_dims=None):
+        label = "fused" if options.get("reduction_transpose_fusion") else "stock"
+        events.append(f"compile {label}")
+        return (lambda *a: events.append(f"call {label}") or torch.zeros(3)), 1, 0.1, []
+
+    def bench(fn):
+        fn()
+        return 1.0
+
+    monkeypatch.setattr(harness, "compile_fn", compile_fn)
+    monkeypatch.setattr(harness, "bench", bench)
+    monkeypatch.setattr(harness, "check", lambda *a: (0.0, True))
+    monkeypatch.setattr(harness, "copy_sol_ms", lambda n: 1.0)
+    monkeypatch.setattr(harness, "_common", lambda row, inputs, moved: dict(bytes_moved=moved))
+    harness.measure(row, eager=False)
+    assert events.count("compile stock") == 1 and events.count("compile fused") == 1
+    assert events.index("compile fused") > max(i for i, e in enumerate(events) if e == "call stock")
