@@ -319,10 +319,11 @@ def test_each_random_site_graph_is_captured_before_the_next_compile(monkeypatch)
     assert events == ["compile", "graph"] * 4  # stock, its repeat and the two variants, each captured at once
 
 
-def test_a_corpus_case_times_stock_before_the_fused_compile(monkeypatch):
-    """``harness.measure`` runs and times stock before it compiles the fused version: each compile resets Dynamo, so a
-    stock call after the fused compile compiled stock a third time and timed that compile, not the one whose compile
-    time is reported.  Compiles, checks and timings are stubbed (no GPU); their order is what is checked."""
+def test_a_corpus_case_captures_stock_before_the_fused_compile_and_times_both_after(monkeypatch):
+    """``harness.measure`` captures stock's graph before it compiles the fused version (each compile resets Dynamo, so
+    a stock call after the fused compile compiled stock a third time and timed that compile, not the one whose
+    compile time is reported), and times both graphs after both compiles, so neither is timed right after its own
+    compile.  Compiles, captures and timings are stubbed (no GPU); their order is what is checked."""
     from benchmarks import harness
 
     family = next(iter(families.CASES))
@@ -335,15 +336,23 @@ def test_a_corpus_case_times_stock_before_the_fused_compile(monkeypatch):
         events.append(f"compile {label}")
         return (lambda *a: events.append(f"call {label}") or torch.zeros(3)), 1, 0.1, []
 
-    def bench(fn):
+    def capture(fn):
         fn()
+        return events[-1].replace("call", "graph")
+
+    def time_graph(graph):
+        events.append(f"time {graph}")
         return 1.0
 
     monkeypatch.setattr(harness, "compile_fn", compile_fn)
-    monkeypatch.setattr(harness, "bench", bench)
+    monkeypatch.setattr(harness, "capture", capture)
+    monkeypatch.setattr(harness, "time_graph", time_graph)
     monkeypatch.setattr(harness, "check", lambda *a: (0.0, True))
     monkeypatch.setattr(harness, "copy_sol_ms", lambda n: 1.0)
     monkeypatch.setattr(harness, "_common", lambda row, inputs, moved: dict(bytes_moved=moved))
     harness.measure(row, eager=False)
     assert events.count("compile stock") == 1 and events.count("compile fused") == 1
-    assert events.index("compile fused") > max(i for i, e in enumerate(events) if e == "call stock")
+    fused_compile = events.index("compile fused")
+    assert fused_compile > max(i for i, e in enumerate(events) if e == "call stock")
+    assert [e for e in events[fused_compile:] if e.startswith("time")] == [
+        "time graph stock", "time graph fused", "time graph fused"]
