@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # One run on an H200 machine (a 10-minute limit a command): what the machine is, then the steps named as
 # arguments, in order: tests (GPU tests), sweep (launch sweep), main (the main job), corpus (the corpus suite),
-# holdout (the held-out suite), main-dynamic, corpus-dynamic and holdout-dynamic (the same with N dynamic); SWEEP_ARGS=--dynamic-rows for a sweep with N dynamic;
+# holdout (the held-out suite; CORPUS_ARGS for either, e.g. --names 'mid/*'), corpus-at (the corpus of another package:
+# AT_TREE, a `git archive <commit>` tar carried under .whl/, run from its own tree with this harness.py, into $OUT/r/at),
+# main-dynamic, corpus-dynamic and holdout-dynamic (the same with N dynamic); SWEEP_ARGS=--dynamic-rows for a sweep with N dynamic;
 # profile-kernels (benchmarks.profile_kernels with PROFILE_ARGS); WORKERS=n pytest workers for the tests (8);
 # compile-lab (benchmarks.lab_compile with COMPILE_LAB_ARGS: where the compile time goes),
 # steps-lab (benchmarks.lab_steps with LAB_STEPS_ARGS: launch overrides on one real step), host-lab
@@ -61,7 +63,12 @@ for step in "$@"; do
     lab-*) python3 -m benchmarks.lab_loop --plan "${step#lab-}" --out "$OUT" 2>&1 | tee "$OUT/$step.log" ;;
     profile-kernels) python3 -m benchmarks.profile_kernels --out "$OUT" $PROFILE_ARGS 2>&1 | tee "$OUT/profile-kernels.log" ;;
     profile-float8) python3 -m benchmarks.profile_float8 --out "$OUT" 2>&1 | tail -n 120 | tee "$OUT/profile.log" ;;
-    corpus|holdout) python3 -m benchmarks.run --suite "$step" --out "$OUT" 2>&1 | grep -v "case/s\]" | tee "$OUT/$step.log" ;;
+    corpus|holdout) python3 -m benchmarks.run --suite "$step" ${CORPUS_ARGS:-} --out "$OUT" 2>&1 | grep -v "case/s\]" \
+                      | tee "$OUT/$step.log" ;;
+    corpus-at) rm -rf /tmp/at && mkdir -p /tmp/at "$OUT/r/at" && tar xf "$AT_TREE" -C /tmp/at \
+                 && cp benchmarks/harness.py /tmp/at/benchmarks/ \
+                 && (cd /tmp/at && PYTHONPATH=/tmp/at:/tmp/site python3 -m benchmarks.run --suite corpus \
+                       ${CORPUS_ARGS:-} --out "$OUT/r/at" 2>&1 | grep -v "case/s\]" | tee "$OUT/r/at/corpus.log") ;;
     *) echo "unknown step $step"; exit 2 ;;
   esac
   echo "step $step took $(( $(date +%s) - start )) s" | tee -a "$OUT/run.log"
