@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # One run on an H200 machine (a 10-minute limit a command): what the machine is, then the steps named as
 # arguments, in order: tests (GPU tests), sweep (launch sweep), main (the main job), corpus (the corpus suite),
-# holdout (the held-out suite; CORPUS_ARGS for either, e.g. --names 'mid/*'), corpus-at (the corpus of another package:
-# AT_TREE, a `git archive <commit>` tar carried under .whl/, run from its own tree with this harness.py, into $OUT/r/at),
+# holdout (the held-out suite; CORPUS_ARGS for either, e.g. CORPUS_ARGS='--names mid/*'), corpus-at (the corpus of
+# another package: AT_TREE, a `git archive <commit>` tar carried under .whl/, run from its own tree with this harness.py,
+# into $OUT/r/at; Triton's kernel cache is shared with an earlier step, so its compile times do not compare),
 # main-dynamic, corpus-dynamic and holdout-dynamic (the same with N dynamic); SWEEP_ARGS=--dynamic-rows for a sweep with N dynamic;
 # profile-kernels (benchmarks.profile_kernels with PROFILE_ARGS); WORKERS=n pytest workers for the tests (8);
 # compile-lab (benchmarks.lab_compile with COMPILE_LAB_ARGS: where the compile time goes),
@@ -17,6 +18,7 @@
 set -u -o pipefail
 OUT=${OUT:-$PWD/out}
 mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)  # absolute: corpus-at runs from another folder
 export PYTHONUNBUFFERED=1
 if ls .whl/*.whl >/dev/null 2>&1; then  # torchao for the Float8Linear step, carried as a wheel
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site .whl/*.whl
@@ -65,7 +67,7 @@ for step in "$@"; do
     profile-float8) python3 -m benchmarks.profile_float8 --out "$OUT" 2>&1 | tail -n 120 | tee "$OUT/profile.log" ;;
     corpus|holdout) python3 -m benchmarks.run --suite "$step" ${CORPUS_ARGS:-} --out "$OUT" 2>&1 | grep -v "case/s\]" \
                       | tee "$OUT/$step.log" ;;
-    corpus-at) rm -rf /tmp/at && mkdir -p /tmp/at "$OUT/r/at" && tar xf "$AT_TREE" -C /tmp/at \
+    corpus-at) rm -rf /tmp/at && mkdir -p /tmp/at "$OUT/r/at" && tar xf "${AT_TREE:?corpus-at needs AT_TREE, a tar of the other tree}" -C /tmp/at \
                  && cp benchmarks/harness.py /tmp/at/benchmarks/ \
                  && (cd /tmp/at && PYTHONPATH=/tmp/at:/tmp/site python3 -m benchmarks.run --suite corpus \
                        ${CORPUS_ARGS:-} --out "$OUT/r/at" 2>&1 | grep -v "case/s\]" | tee "$OUT/r/at/corpus.log") ;;
