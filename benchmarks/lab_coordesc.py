@@ -44,11 +44,9 @@ def main(argv=None) -> None:
 
     random_sites.harness.compile_fn = marked_compile
     rows, log_lines = [], []
-    for spec in args.sites:
-        seed, index = map(int, spec.split(":"))
-        site = random_sites.draw_sites(seed, index + 1)[index]
+    for spec, site in zip(args.sites, random_sites.picked_sites(args.sites)):
         with log_messages(*WALK_LOGGERS, level=logging.DEBUG) as lines:
-            row = random_sites.measure(site, ["fused", "fused_again", "first_pick"]) | dict(seed=seed)
+            row = random_sites.measure(site, ["fused", "fused_again", "first_pick"])
         rows.append(row)
         walk = [line for line in lines if line.startswith("-- compile") or any(
             word in line for word in ("COORDESC", "Improve", "Baseline", "Tune from", "Best config"))]

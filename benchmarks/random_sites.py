@@ -35,6 +35,7 @@ import random
 import re
 import secrets
 import sys
+import zlib
 from typing import Any
 
 import torch
@@ -156,6 +157,22 @@ def draw_sites(seed: int, count: int, rows_range: tuple[int, int] = ROWS, cols_r
         rows = max(multiple, rows // multiple * multiple)
         if rows * cols * families.DTYPES[dtype].itemsize <= max_bytes:
             sites.append(dict(index=len(sites), family=family, dtype=dtype, rows=rows, cols=cols))
+    return sites
+
+
+def picked_sites(specs: list[str]) -> list[dict[str, Any]]:
+    """The sites named ``SEED:INDEX``: each the INDEX-th that :func:`draw_sites` draws from SEED with the default
+    ranges (as every committed run drew them), with its ``seed``.
+
+    Raises:
+        ValueError: for a spec that is not two integers joined by a colon, or a negative index.
+    """
+    sites = []
+    for spec in specs:
+        seed, _, index = spec.partition(":")
+        if not (seed.isdigit() and index.isdigit()):
+            raise ValueError(f"a site is SEED:INDEX, two non-negative integers, not {spec!r}")
+        sites.append(draw_sites(int(seed), int(index) + 1)[int(index)] | dict(seed=int(seed)))
     return sites
 
 
@@ -360,19 +377,25 @@ def main(argv=None) -> None:
     parser.add_argument("--cols", type=int, nargs=2, default=COLS, metavar=("LO", "HI"), help="C's range")
     parser.add_argument("--max-bytes", type=int, default=MAX_TENSOR_BYTES, help="a full-size input's bytes at most")
     parser.add_argument("--families", nargs="+", default=FAMILIES, choices=FAMILIES)
+    parser.add_argument("--only", nargs="+", default=[], metavar="SEED:INDEX",
+                        help="these sites of earlier seeds instead of a fresh draw (picked_sites)")
     parser.add_argument("--out", type=pathlib.Path, default=HERE / "results")
     args = parser.parse_args(argv)
     seed = secrets.randbelow(2**31) if args.seed is None else args.seed
-    print(f"seed {seed}: {args.sites} sites" + ("" if HAS_GPU else " (no GPU: codegen on a fake H200, no times)"))
     drawn = (tuple(args.rows), tuple(args.cols), args.max_bytes, tuple(args.families))
     ranges = "" if drawn == (ROWS, COLS, MAX_TENSOR_BYTES, FAMILIES) else (
         f"-n{args.rows[0]}-{args.rows[1]}-c{args.cols[0]}-{args.cols[1]}-b{args.max_bytes}")
-    meta = provenance(f"random-{seed}{ranges}") | dict(seed=seed)
+    if args.only:  # the file is named after the picks' checksum; each row keeps its own seed
+        sites, label = picked_sites(args.only), f"picked-{zlib.crc32(' '.join(args.only).encode()):08x}"
+    else:
+        sites, label = draw_sites(seed, args.sites, *drawn), f"{seed}{ranges}"
+    print(f"sites {label}: {len(sites)}" + ("" if HAS_GPU else " (no GPU: codegen on a fake H200, no times)"))
+    meta = provenance(f"random-{label}") | dict(seed=seed)
     gpu = ("h200" if "H200" in meta["gpu"] else meta["gpu"].replace(" ", "-").lower()) if HAS_GPU else "cpu-codegen"
-    stem = args.out / f"{datetime.date.today().isoformat()}-{gpu}-random-{seed}{ranges}"
+    stem = args.out / f"{datetime.date.today().isoformat()}-{gpu}-random-{label}"
     args.out.mkdir(parents=True, exist_ok=True)
     rows = []
-    for site in tqdm(draw_sites(seed, args.sites, *drawn), unit="site"):
+    for site in tqdm(sites, unit="site"):
         try:
             rows.append(meta | (measure(site, args.variants) if HAS_GPU else codegen(site, args.variants)))
         except Exception as e:  # a failing site is a result to report

@@ -356,3 +356,14 @@ def test_a_corpus_case_captures_stock_before_the_fused_compile_and_times_both_af
     assert fused_compile > max(i for i, e in enumerate(events) if e == "call stock")
     assert [e for e in events[fused_compile:] if e.startswith("time")] == [
         "time graph stock", "time graph fused", "time graph fused"]
+
+
+def test_picked_sites_are_the_sites_their_seeds_drew_and_keep_their_seed():
+    """``random_sites.picked_sites`` gives the INDEX-th site of SEED's draw (the one a run of that seed measured), with
+    its seed, and refuses a spec that is not SEED:INDEX."""
+    picked = random_sites.picked_sites(["1224050316:19", "7:0"])
+    assert picked[0] == random_sites.draw_sites(1224050316, 48)[19] | {"seed": 1224050316}
+    assert picked[1] == random_sites.draw_sites(7, 1)[0] | {"seed": 7}
+    for bad in ("1224050316", "12:x", "12:-1"):
+        with pytest.raises(ValueError, match="SEED:INDEX"):
+            random_sites.picked_sites([bad])
