@@ -368,11 +368,30 @@ def summarize(frame: pd.DataFrame, variants: list[str]) -> str:
     return "\n".join(lines)
 
 
+def launch_variants(specs: list[str]) -> dict[str, dict]:
+    """``{NAME: every safe site fused (forced) with the expert launch override SPEC}`` for each ``NAME=SPEC`` of
+    ``--launch``.
+
+    Raises:
+        ValueError: a spec without ``=``, or a name that is already a variant."""
+    out = {}
+    for spec in specs:
+        name, sep, launch = spec.partition("=")
+        if not (name and sep and launch) or name in VARIANTS:
+            raise ValueError(f"--launch {spec!r}: expected NAME=SPEC with a new NAME (not one of {sorted(VARIANTS)})")
+        out[name] = harness.FORCED | {"reduction_transpose_fusion_launch_config": launch}
+    return out
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seed", type=int, default=None, help="the sites' seed (default: a fresh one)")
     parser.add_argument("--sites", type=int, default=48)
-    parser.add_argument("--variants", nargs="+", default=["fused"], choices=sorted(VARIANTS))
+    parser.add_argument("--variants", nargs="+", default=["fused"],
+                        help=f"of {', '.join(sorted(VARIANTS))}, and the names that --launch defines")
+    parser.add_argument("--launch", nargs="+", default=[], metavar="NAME=SPEC",
+                        help="a variant NAME: every safe site fused with the expert launch override SPEC, e.g. "
+                             "row128=XBLOCK=128,R0_BLOCK=64 (the data behind a new candidate)")
     parser.add_argument("--rows", type=int, nargs=2, default=ROWS, metavar=("LO", "HI"), help="N's range")
     parser.add_argument("--cols", type=int, nargs=2, default=COLS, metavar=("LO", "HI"), help="C's range")
     parser.add_argument("--max-bytes", type=int, default=MAX_TENSOR_BYTES, help="a full-size input's bytes at most")
@@ -381,6 +400,9 @@ def main(argv=None) -> None:
                         help="these sites of earlier seeds instead of a fresh draw (picked_sites)")
     parser.add_argument("--out", type=pathlib.Path, default=HERE / "results")
     args = parser.parse_args(argv)
+    VARIANTS.update(launch_variants(args.launch))
+    if unknown := set(args.variants) - set(VARIANTS):
+        parser.error(f"unknown variants {sorted(unknown)}: not of {sorted(VARIANTS)} or --launch")
     seed = secrets.randbelow(2**31) if args.seed is None else args.seed
     drawn = (tuple(args.rows), tuple(args.cols), args.max_bytes, tuple(args.families))
     ranges = "" if drawn == (ROWS, COLS, MAX_TENSOR_BYTES, FAMILIES) else (

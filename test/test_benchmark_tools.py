@@ -8,7 +8,7 @@ import re
 import pytest
 import torch
 
-from benchmarks import random_sites, steps
+from benchmarks import harness, random_sites, steps
 from reduction_transpose_fusion_testing import families
 
 
@@ -367,3 +367,13 @@ def test_picked_sites_are_the_sites_their_seeds_drew_and_keep_their_seed():
     for bad in ("1224050316", "12:x", "12:-1"):
         with pytest.raises(ValueError, match="SEED:INDEX"):
             random_sites.picked_sites([bad])
+
+
+def test_launch_variants_force_every_safe_site_with_the_given_override_and_refuse_a_bad_spec():
+    """``random_sites --launch NAME=SPEC`` defines a variant: every safe site fused (the profitability rules off) with
+    the expert launch override SPEC; a spec without a name or override, or a name already taken, is refused."""
+    out = random_sites.launch_variants(["row128=XBLOCK=128,R0_BLOCK=64"])
+    assert out == {"row128": harness.FORCED | {"reduction_transpose_fusion_launch_config": "XBLOCK=128,R0_BLOCK=64"}}
+    for bad in ("row128", "row128=", "fused=XBLOCK=32", "=XBLOCK=32"):
+        with pytest.raises(ValueError, match="NAME=SPEC"):
+            random_sites.launch_variants([bad])
