@@ -72,7 +72,7 @@ def predict(frame: pd.DataFrame, model: profitability.CandidateModel) -> pd.Seri
     return frame.apply(one, axis=1)
 
 
-SHIPPED = "as shipped (none timed where sure, else the baseline + first TIMED_CANDIDATES)"
+SHIPPED = "as shipped (none timed where sure, else the baseline, the first TIMED_CANDIDATES and those within TIMED_BAND)"
 
 
 def _kernels(frame: pd.DataFrame):
@@ -92,7 +92,7 @@ def accuracy(frame: pd.DataFrame, predicted: pd.Series, ks=(1, 2, 3)) -> dict[st
     Each choice of what to time is :func:`select_algorithm.candidates_to_time`'s, as shipped and with the baseline
     and the first ``k`` of ``ks`` (no margin), over the kernels whose baseline the table knows."""
     frame = frame.assign(pred=predicted).dropna(subset=["pred"])
-    policies = {SHIPPED: {}} | {f"baseline + first {k}": dict(count=k, sure=math.inf) for k in ks}
+    policies = {SHIPPED: {}} | {f"baseline + first {k}": dict(count=k, sure=math.inf, band=0.0) for k in ks}
     out = {"kernels": 0, "first": 0, "priced fastest": 0, "rules": 0, "rules known": 0, "rho": []}
     out |= {name: {"within": 0, "timed": 0, "untimed": 0, "loss": []} for name in policies}
     for kernel, base in _kernels(frame):

@@ -111,7 +111,8 @@ ENTRIES = (
         "reduction_transpose_fusion_timed_candidates",
         TIMED_CANDIDATES,
         "TORCHINDUCTOR_REDUCTION_TRANSPOSE_FUSION_TIMED_CANDIDATES",
-        "Time the cost model's first K launch candidates beside the baseline (-1: every one).",
+        "Time the cost model's first K launch candidates beside the baseline, and those it prices within "
+        "select_algorithm.TIMED_BAND of the first (-1: every one; 0: the baseline only).",
     ),
     # On by default: with the fusion on, a small float value computed from a reduction (an fp8 cast's row or column
     # scale), or in float64 from a graph input (a rowwise backward's scale from its saved amax), is stored once

@@ -98,7 +98,7 @@ import torch._inductor.config as inductor_config
 from .. import _torch_private, select_algorithm
 from .._torch_private import BENCHMARK_ARGS, CeilDiv, TritonKernel, TritonScheduling
 from ..runtime.triton_heuristics import FinishGrid, RowTileGrid
-from ..select_algorithm import (STOCK_LAUNCH, UNTIMED_MARGIN, candidates_to_time, describe,
+from ..select_algorithm import (STOCK_LAUNCH, TIMED_BAND, UNTIMED_MARGIN, candidates_to_time, describe,
                                 fastest_candidate, first_pick, launch_candidate, recording_prediction)
 
 log = logging.getLogger(__name__)
@@ -709,7 +709,7 @@ class ReductionTransposeTritonScheduling(TritonScheduling):
         """The candidate to emit: each is generated (its predicted µs recorded by ``choices``), those that come out
         the same source are one, and of those the baseline and the ones the cost model ranks first are timed
         (:func:`..select_algorithm.candidates_to_time`, as many as ``reduction_transpose_fusion_timed_candidates``
-        asks; all where it is -1, under ``max_autotune`` and where the kernel's reductions run without their copies,
+        asks and those priced within ``TIMED_BAND`` of the first; all where it is -1, under ``max_autotune`` and where the kernel's reductions run without their copies,
         ``alone``)."""
         from .. import config  # config imports this module
         from ..scheduler import sites_in
@@ -741,7 +741,8 @@ class ReductionTransposeTritonScheduling(TritonScheduling):
             count = config.timed_candidates()  # select_algorithm.TIMED_CANDIDATES by default
             wide = inductor_config.max_autotune or alone or count < 0  # every candidate timed
             to_time = candidates_to_time(list(predicted.values()), base, len(sources) if wide else count,
-                                         math.inf if wide else UNTIMED_MARGIN)
+                                         math.inf if wide else UNTIMED_MARGIN,
+                                         band=TIMED_BAND if count else 0.0)  # 0: the baseline only
             # a kernel of the same candidates as one timed earlier in this graph (a model's repeated layers): its
             # choice, not a second compile and timing of them (and Inductor defines the two kernels once)
             chosen = _torch_private.graph_memo("launch choices")

@@ -21,9 +21,9 @@ import torch
 from reduction_transpose_fusion import _torch_private, select_algorithm
 from reduction_transpose_fusion.select_algorithm import (AUTOTUNE_CANDIDATES, AUTOTUNE_MARGIN, CANDIDATES_BY_DTYPE,
                                                         FIRST_PICK_MARGIN, MAX_AUTOTUNE_CANDIDATES, NARROW_COLS,
-                                                        NARROW_TILE, STOCK_LAUNCH, TIMED_CANDIDATES, UNTIMED_MARGIN,
-                                                        candidates_to_time, describe, dtype_class, fastest_candidate,
-                                                        first_pick, narrow_c_only)
+                                                        NARROW_TILE, STOCK_LAUNCH, TIMED_BAND, TIMED_CANDIDATES,
+                                                        UNTIMED_MARGIN, candidates_to_time, describe, dtype_class,
+                                                        fastest_candidate, first_pick, narrow_c_only)
 from reduction_transpose_fusion_testing import families, interpret
 from reduction_transpose_fusion_testing.logs import decision_log
 from reduction_transpose_fusion_testing.output_code import kernel_sources
@@ -149,7 +149,7 @@ def test_a_reduction_without_its_copy_times_every_candidate():
 
     # the model sure of the baseline wherever a margin applies: none timed, but on the every-candidate path
     with unittest.mock.patch("reduction_transpose_fusion.codegen.triton.candidates_to_time",
-                             side_effect=lambda predicted, base, count, margin: (
+                             side_effect=lambda predicted, base, count, margin, band: (
                                  list(range(len(predicted))) if margin == math.inf else [])):
         alone, alone_line = timed_flags(new=lambda features, sites: False)
         with_copy, copy_line = timed_flags(wraps=choices.holds_copy)
@@ -374,8 +374,9 @@ def test_timed_candidates_minus_one_times_every_default_candidate(shape):
 
 
 def test_timed_candidates_sets_how_many_of_the_models_first_are_timed():
-    """bf16[8192, 4096]: with 0 the baseline's source alone is timed, with 1 the baseline's and the model's first
-    (candidates that come out the baseline's source are timed with it)."""
+    """bf16[8192, 4096]: with 0 the baseline's source alone is timed, with 1 the baseline's, the model's first and
+    every candidate priced within TIMED_BAND of it (candidates that come out the baseline's source are timed with
+    it)."""
     for count in (0, 1):
         timer = StandInTimer()
         with decision_log() as log:
@@ -383,8 +384,14 @@ def test_timed_candidates_sets_how_many_of_the_models_first_are_timed():
         listed = _timed_line(log)
         first = min((us, name) for name, _, us in listed[1:])
         assert first[0] < listed[0][2], "the case has a candidate the model prices below the baseline"
-        assert len(timer.sources) == 1 + count, listed
-        assert dict((name, timed) for name, timed, _ in listed)[first[1]] == bool(count), listed
+        timed = dict((name, timed) for name, timed, _ in listed)
+        assert timed[first[1]] == bool(count), listed
+        if count == 0:
+            assert len(timer.sources) == 1, listed
+        else:
+            in_band = [name for name, _, us in listed if us <= TIMED_BAND * first[0]]
+            assert all(timed[name] for name in in_band), listed
+            assert len(timer.sources) >= 2, listed
 
 
 def test_a_candidate_the_model_cannot_price_is_timed(caplog):
@@ -420,11 +427,15 @@ def test_candidates_to_time():
     assert candidates_to_time([5.0, 9.0], baseline=None, count=1, sure=0.2) == [0]  # no baseline among them
     assert candidates_to_time([5.0, 6.0], baseline=0, count=2, sure=math.inf) == [0, 1]  # max_autotune
     assert candidates_to_time([5.0, 3.0, 4.0, 9.0], baseline=0, count=2) == [0, 1, 2]
-    assert candidates_to_time([5.0, 3.0, 4.0, 9.0], baseline=3, count=1) == [1, 3]
-    assert candidates_to_time([5.0, None, 4.0, 9.0], baseline=None, count=1) == [1, 2]  # no price: timed
-    assert candidates_to_time([2.0, 2.0, 2.0], baseline=2, count=1) == [0, 2]  # a tie: the earlier
+    assert candidates_to_time([5.0, 3.0, 4.0, 9.0], baseline=3, count=1, band=0.0) == [1, 3]
+    assert candidates_to_time([5.0, None, 4.0, 9.0], baseline=None, count=1, band=0.0) == [1, 2]  # no price: timed
+    assert candidates_to_time([2.0, 2.0, 2.0], baseline=2, count=1, band=0.0) == [0, 2]  # a tie: the earlier
     assert candidates_to_time([1.0, 1.1], baseline=0, count=5) == [0, 1]
     assert candidates_to_time([], baseline=None) == []
+    # every candidate priced within the band of the fastest price is timed too, beyond the count (band 0: none)
+    assert candidates_to_time([9.0, 4.0, 5.5, 5.7, 8.0], baseline=0, count=1, band=1.4) == [0, 1, 2]
+    assert candidates_to_time([9.0, 4.0, 5.5, 5.7, 8.0], baseline=0, count=1, band=1.5) == [0, 1, 2, 3]
+    assert candidates_to_time([9.0, 4.0, 5.5, 5.7, 8.0], baseline=0, count=1, band=1.0) == [0, 1]
 
 
 def test_first_pick():
