@@ -162,7 +162,7 @@ def test_the_candidate_ranking_is_the_documented_fit():
     assert round(held_out["baseline + first 2 within 5%"], 2) == 0.98
     shipped = fit_launch_model.SHIPPED
     assert round(held_out[f"{shipped} within 5%"], 2) == 0.98
-    assert round(held_out[f"{shipped}, launches timed a kernel"], 1) == 1.6
+    assert round(held_out[f"{shipped}, launches timed a kernel"], 1) == 1.7  # with select_algorithm.TIMED_BAND
 
 
 def test_the_first_pick_margin_is_the_documented_one():
