@@ -72,7 +72,8 @@ def predict(frame: pd.DataFrame, model: profitability.CandidateModel) -> pd.Seri
     return frame.apply(one, axis=1)
 
 
-SHIPPED = "as shipped (none timed where sure, else the baseline, the first TIMED_CANDIDATES and those within TIMED_BAND)"
+SHIPPED = ("as shipped (none timed where sure, else the baseline, the first TIMED_CANDIDATES and those within "
+           "TIMED_BAND)")
 
 
 def _kernels(frame: pd.DataFrame):

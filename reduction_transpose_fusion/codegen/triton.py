@@ -709,8 +709,8 @@ class ReductionTransposeTritonScheduling(TritonScheduling):
         """The candidate to emit: each is generated (its predicted µs recorded by ``choices``), those that come out
         the same source are one, and of those the baseline and the ones the cost model ranks first are timed
         (:func:`..select_algorithm.candidates_to_time`, as many as ``reduction_transpose_fusion_timed_candidates``
-        asks and those priced within ``TIMED_BAND`` of the first; all where it is -1, under ``max_autotune`` and where the kernel's reductions run without their copies,
-        ``alone``)."""
+        asks and those priced within ``TIMED_BAND`` of the first; all where it is -1, under ``max_autotune`` and
+        where the kernel's reductions run without their copies, ``alone``)."""
         from .. import config  # config imports this module
         from ..scheduler import sites_in
 
