@@ -98,7 +98,7 @@ import torch._inductor.config as inductor_config
 from .. import _torch_private, select_algorithm
 from .._torch_private import BENCHMARK_ARGS, CeilDiv, TritonKernel, TritonScheduling
 from ..runtime.triton_heuristics import FinishGrid, RowTileGrid
-from ..select_algorithm import (STOCK_LAUNCH, TIMED_BAND, UNTIMED_MARGIN, candidates_to_time, describe,
+from ..select_algorithm import (STOCK_LAUNCH, UNTIMED_MARGIN, candidates_to_time, describe,
                                 fastest_candidate, first_pick, launch_candidate, recording_prediction)
 
 log = logging.getLogger(__name__)
@@ -741,8 +741,7 @@ class ReductionTransposeTritonScheduling(TritonScheduling):
             count = config.timed_candidates()  # select_algorithm.TIMED_CANDIDATES by default
             wide = inductor_config.max_autotune or alone or count < 0  # every candidate timed
             to_time = candidates_to_time(list(predicted.values()), base, len(sources) if wide else count,
-                                         math.inf if wide else UNTIMED_MARGIN,
-                                         band=TIMED_BAND if count else 0.0)  # 0: the baseline only
+                                         math.inf if wide else UNTIMED_MARGIN)
             # a kernel of the same candidates as one timed earlier in this graph (a model's repeated layers): its
             # choice, not a second compile and timing of them (and Inductor defines the two kernels once)
             chosen = _torch_private.graph_memo("launch choices")

@@ -149,7 +149,7 @@ def test_a_reduction_without_its_copy_times_every_candidate():
 
     # the model sure of the baseline wherever a margin applies: none timed, but on the every-candidate path
     with unittest.mock.patch("reduction_transpose_fusion.codegen.triton.candidates_to_time",
-                             side_effect=lambda predicted, base, count, margin, band: (
+                             side_effect=lambda predicted, base, count, margin: (
                                  list(range(len(predicted))) if margin == math.inf else [])):
         alone, alone_line = timed_flags(new=lambda features, sites: False)
         with_copy, copy_line = timed_flags(wraps=choices.holds_copy)
@@ -436,6 +436,7 @@ def test_candidates_to_time():
     assert candidates_to_time([9.0, 4.0, 5.5, 5.7, 8.0], baseline=0, count=1, band=1.4) == [0, 1, 2]
     assert candidates_to_time([9.0, 4.0, 5.5, 5.7, 8.0], baseline=0, count=1, band=1.5) == [0, 1, 2, 3]
     assert candidates_to_time([9.0, 4.0, 5.5, 5.7, 8.0], baseline=0, count=1, band=1.0) == [0, 1]
+    assert candidates_to_time([9.0, 4.0, 5.5, 5.7, 8.0], baseline=0, count=0, band=1.4) == [0]  # the baseline alone
 
 
 def test_first_pick():
