@@ -1,10 +1,11 @@
 """Launch overrides on a real training step (GPU only): where a fused kernel of a step loses its time.
 
     python -m benchmarks.lab_steps --step 'float8-mlp-tensorwise/16384x4096x4096' --out DIR \\
-        --launch 'XBLOCK=64,R0_BLOCK=64' 'TILES_PER_PROGRAM=1' ...
+        --launch 'XBLOCK=64,R0_BLOCK=64' 'TILES_PER_PROGRAM=1' ... --inductor realize_opcount_threshold=8
 
 Compiles the step (:data:`benchmarks.steps.STEPS`) with the fusion off, on, off again (the noise), and on with each
-``reduction_transpose_fusion_launch_config`` given (it applies to every fused kernel of the step), times them in
+``reduction_transpose_fusion_launch_config`` given (it applies to every fused kernel of the step), and off and on again with each ``--inductor`` option
+(``KEY=VALUE``, a Python literal: e.g. how much pointwise work Inductor stores rather than recomputes), times them in
 interleaved rounds (:func:`benchmarks.steps.time_interleaved`), and writes ``lab-steps.csv``: per variant the step's
 median ms and the CUDA µs per step of each fused kernel (``triton_unk_`` names) from ``torch.profiler``.
 """
@@ -12,6 +13,7 @@ median ms and the CUDA µs per step of each fused kernel (``triton_unk_`` names)
 from __future__ import annotations
 
 import argparse
+import ast
 import pathlib
 
 import pandas as pd
@@ -25,11 +27,17 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--step", default="float8-mlp-tensorwise/16384x4096x4096")
     parser.add_argument("--launch", nargs="*", default=[], help="launch overrides, one variant each")
+    parser.add_argument("--inductor", nargs="*", default=[],
+                        help="Inductor options KEY=VALUE, each run off and on: variants off+KEY=VALUE, on+KEY=VALUE")
     parser.add_argument("--out", type=pathlib.Path, required=True)
     args = parser.parse_args(argv)
     step = next(s for s in steps.STEPS if s.name == args.step)
     variants = dict(steps.VARIANTS)
     variants |= {launch: harness.FUSED | {"reduction_transpose_fusion_launch_config": launch} for launch in args.launch}
+    for option in args.inductor:
+        key, value = option.split("=", 1)
+        variants |= {f"{name}+{option}": base | {key: ast.literal_eval(value)}
+                     for name, base in (("off", harness.STOCK), ("on", harness.FUSED))}
     torch._dynamo.reset()
     torch._dynamo.config.recompile_limit = 4 * len(variants)  # one compile of the model's forward a variant
     runs = {}
