@@ -23,6 +23,23 @@ import reduction_transpose_fusion  # noqa: F401
 from benchmarks import harness, steps
 
 
+def inductor_variants(options: list[str]) -> dict[str, dict]:
+    """The variants ``off+KEY=VALUE`` and ``on+KEY=VALUE`` for each of ``options`` (``KEY=VALUE``, VALUE a Python
+    literal): stock's and the package's Inductor options with that one set too.
+
+    Raises:
+        ValueError: an option without ``=`` or whose value is not a Python literal.
+    """
+    variants = {}
+    for option in options:
+        key, sep, value = option.partition("=")
+        if not sep or not key:
+            raise ValueError(f"--inductor takes KEY=VALUE, got {option!r}")
+        variants |= {f"{name}+{option}": base | {key: ast.literal_eval(value)}
+                     for name, base in (("off", harness.STOCK), ("on", harness.FUSED))}
+    return variants
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--step", default="float8-mlp-tensorwise/16384x4096x4096")
@@ -34,10 +51,7 @@ def main(argv=None) -> None:
     step = next(s for s in steps.STEPS if s.name == args.step)
     variants = dict(steps.VARIANTS)
     variants |= {launch: harness.FUSED | {"reduction_transpose_fusion_launch_config": launch} for launch in args.launch}
-    for option in args.inductor:
-        key, value = option.split("=", 1)
-        variants |= {f"{name}+{option}": base | {key: ast.literal_eval(value)}
-                     for name, base in (("off", harness.STOCK), ("on", harness.FUSED))}
+    variants |= inductor_variants(args.inductor)
     torch._dynamo.reset()
     torch._dynamo.config.recompile_limit = 4 * len(variants)  # one compile of the model's forward a variant
     runs = {}

@@ -8,7 +8,7 @@ import re
 import pytest
 import torch
 
-from benchmarks import harness, random_sites, steps
+from benchmarks import harness, lab_steps, random_sites, steps
 from reduction_transpose_fusion_testing import families
 
 
@@ -377,3 +377,16 @@ def test_launch_variants_force_every_safe_site_with_the_given_override_and_refus
     for bad in ("row128", "row128=", "fused=XBLOCK=32", "=XBLOCK=32"):
         with pytest.raises(ValueError, match="NAME=SPEC"):
             random_sites.launch_variants([bad])
+
+
+def test_an_inductor_option_runs_the_step_off_and_on_with_it_set():
+    variants = lab_steps.inductor_variants(["realize_opcount_threshold=8", "max_autotune=True"])
+    assert variants == {
+        "off+realize_opcount_threshold=8": harness.STOCK | {"realize_opcount_threshold": 8},
+        "on+realize_opcount_threshold=8": harness.FUSED | {"realize_opcount_threshold": 8},
+        "off+max_autotune=True": harness.STOCK | {"max_autotune": True},
+        "on+max_autotune=True": harness.FUSED | {"max_autotune": True},
+    }
+    for bad in ("realize_opcount_threshold", "=8", "realize_opcount_threshold=eight"):
+        with pytest.raises(ValueError):
+            lab_steps.inductor_variants([bad])
