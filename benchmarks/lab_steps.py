@@ -4,10 +4,11 @@
         --launch 'XBLOCK=64,R0_BLOCK=64' 'TILES_PER_PROGRAM=1' ... --inductor realize_opcount_threshold=8
 
 Compiles the step (:data:`benchmarks.steps.STEPS`) with the fusion off, on, off again (the noise), and on with each
-``reduction_transpose_fusion_launch_config`` given (it applies to every fused kernel of the step), and off and on again with each ``--inductor`` option
-(``KEY=VALUE``, a Python literal: e.g. how much pointwise work Inductor stores rather than recomputes), times them in
-interleaved rounds (:func:`benchmarks.steps.time_interleaved`), and writes ``lab-steps.csv``: per variant the step's
-median ms and the CUDA µs per step of each fused kernel (``triton_unk_`` names) from ``torch.profiler``.
+``reduction_transpose_fusion_launch_config`` given (it applies to every fused kernel of the step), off and on with
+each ``--inductor`` option set (``KEY=VALUE``, a Python literal: e.g. how much pointwise work Inductor stores rather
+than recomputes), times them in interleaved rounds (:func:`benchmarks.steps.time_interleaved`), and writes
+``lab-steps.csv``: per variant the step's median ms and the CUDA µs per step of each fused kernel (``triton_unk_``
+names) from ``torch.profiler``.
 """
 
 from __future__ import annotations

@@ -164,8 +164,9 @@ def candidates_to_time(predicted: list[float | None], baseline: int | None, coun
     """The indices of ``predicted`` (one candidate's predicted µs each, None where the model could not price it) to
     time, in order: the baseline's (``baseline``, None where no candidate is the baseline), the ``count`` predicted
     fastest (ties to the earlier), every one priced within ``band`` times the fastest price where ``count`` is not 0
-    (``count`` 0: the baseline alone; ``band`` 0: none more), and every one without a prediction; none where the model prices the baseline fastest by ``sure`` or more (every
-    other candidate priced, at ``1 + sure`` times the baseline's µs or more)."""
+    (``count`` 0: the baseline alone; ``band`` 0: none more), and every one without a prediction; none where the model
+    prices the baseline fastest by ``sure`` or more (every other candidate priced, at ``1 + sure`` times the
+    baseline's µs or more)."""
     if baseline is not None and all(us is not None for us in predicted) and predicted[baseline] < math.inf and all(
             us >= (1 + sure) * predicted[baseline] for i, us in enumerate(predicted) if i != baseline):
         return []
