@@ -51,13 +51,14 @@ from .choices import ReductionTransposeChoices  # noqa: E402
 from .codegen.cuda_combined_scheduling import ReductionTransposeCUDACombinedScheduling  # noqa: E402
 from .fx_passes.reduction_transpose import ConfigCheckPass, ReductionTransposePass  # noqa: E402
 from .runtime.triton_heuristics import FinishGrid, RowTileGrid  # noqa: E402
-from .scheduler import keeps_its_loops, may_join_combo_kernel  # noqa: E402
+from .scheduler import keep_faster_tuning, keeps_its_loops, may_join_combo_kernel  # noqa: E402
 
 
 def install() -> None:
     """Register the config entries, the log, the choices handler, the CUDA backend, the CPU backend's check of the
-    switches, the combo-kernel filter, the marked copies' exemption from loop-index inversion and the grids of one
-    program per row tile and of the separate finish.  Idempotent; runs at import.
+    switches, the combo-kernel filter, the marked copies' exemption from loop-index inversion, the check of the
+    configs coordinate descent finds for the kernels the package has tuned, and the grids of one program per row tile
+    and of the separate finish.  Idempotent; runs at import.
 
     Raises:
         ValueError: if an environment variable of :mod:`.config` has a value its check refuses.
@@ -71,6 +72,7 @@ def install() -> None:
     _torch_private.register_device_pass("cpu", ConfigCheckPass())
     _torch_private.filter_combo_kernel_groups(may_join_combo_kernel)
     _torch_private.keep_out_of_index_inversion(keeps_its_loops)
+    _torch_private.check_coordinate_descent(keep_faster_tuning)
     _torch_private.register_grid_type(RowTileGrid)
     _torch_private.register_grid_type(FinishGrid)
 

@@ -90,6 +90,11 @@ makes a block-and-scalar mask uint32; ``reduction_transpose_fusion_testing.inter
 |   ``TritonKernel.imports_for_benchmark_kernel``          |                                                           |
 | ``dependencies.py`` ``MemoryDep`` (``index``,           | where a scheduler node's loads and stores run contiguous; |
 |   ``var_names``, ``size``) of ``read_writes``            |   see :func:`contiguous_runs`                             |
+| ``runtime/triton_heuristics.py`` ``CachingAutotuner``    | the config coordinate descent finds, checked against the  |
+|   ``.coordinate_descent_tuning`` (wrapped), its          |   one it started from by CUDA-graph replay; see           |
+|   ``save_cache_hook``, a launcher's call and its         |   :func:`check_coordinate_descent`                        |
+|   ``config.found_by_coordesc``; the kernel source's      |                                                           |
+|   ``inductor_meta`` dict                                 |                                                           |
 | ``runtime/triton_heuristics.py`` ``CachingAutotuner``    | stock's own launch timed at each of its configs, not at   |
 |   ``.configs`` / ``.launchers`` / ``.precompile()``      |   its first call's pick; see :func:`_each_config`         |
 | ``V.graph`` as a graph's identity (the lowering's        | a launch chosen once for a graph's kernels alike, as      |
@@ -590,6 +595,70 @@ def keep_out_of_index_inversion(keep_out: Callable[[Any], bool]) -> None:
 
     shared_data_after_inverting_indexing._rtf_wrapped = True  # type: ignore[attr-defined]
     Scheduler.shared_data_after_inverting_indexing = shared_data_after_inverting_indexing  # type: ignore[method-assign]
+
+
+# The key a kernel's inductor_meta holds where the config coordinate descent finds is checked
+# (:func:`check_coordinate_descent`); :func:`check_tuning_of` adds it to a kernel's source.
+TUNING_CHECK_KEY = "reduction_transpose_fusion_check_tuning"
+_COORDESC_META = "'coordinate_descent_tuning': True"
+
+
+def check_tuning_of(kernel_source: str) -> str:
+    """``kernel_source`` (a Triton kernel module Inductor generated with coordinate descent on) with
+    :data:`TUNING_CHECK_KEY` in its ``inductor_meta``, so that :func:`check_coordinate_descent` checks its tuning;
+    unchanged where the source holds no ``inductor_meta`` entry ``'coordinate_descent_tuning': True``."""
+    return kernel_source.replace(_COORDESC_META, f"{_COORDESC_META}, {TUNING_CHECK_KEY!r}: True", 1)
+
+
+def check_coordinate_descent(choose: Callable[[str, Any, Any, Callable[[Any], float]], Any]) -> None:
+    """After Inductor's coordinate descent of a kernel marked by :func:`check_tuning_of` (``CachingAutotuner.
+    coordinate_descent_tuning``, at the kernel's first call), ``choose(name, start, tuned, ms)`` picks the launcher to
+    keep of ``start`` (the config the walk started from, the fastest of Inductor's) and ``tuned`` (the walk's), where
+    ``ms(launcher)`` times one launch of a launcher on copies of the call's arguments by CUDA-graph replay
+    (:func:`.runtime.benchmarking.graph_ms`).  Where it keeps ``start``, the autotune cache gets ``start`` as the
+    kernel's coordinate-descent result (Inductor had saved ``tuned``), so a later process loads the same choice.
+    Other kernels, and a walk that kept its start, are left as Inductor tunes them.  Idempotent."""
+    cls = inductor_triton_heuristics.CachingAutotuner
+    if not getattr(cls.coordinate_descent_tuning, "_rtf_wrapped", False):
+        cls.coordinate_descent_tuning = checked_tuning(cls.coordinate_descent_tuning, choose)  # type: ignore
+
+
+def checked_tuning(current: Callable, choose: Callable[[str, Any, Any, Callable[[Any], float]], Any],
+                   launcher_ms: Optional[Callable[[Any, tuple, dict], float]] = None) -> Callable:
+    """``current`` (``CachingAutotuner.coordinate_descent_tuning``) wrapped as :func:`check_coordinate_descent`
+    says; ``launcher_ms(launcher, args, kwargs)`` times a launcher (default: by CUDA-graph replay)."""
+    launcher_ms = launcher_ms or _launcher_ms
+
+    def coordinate_descent_tuning(self, launcher, *args, **kwargs):
+        tuned = current(self, launcher, *args, **kwargs)
+        if not self.inductor_meta.get(TUNING_CHECK_KEY) or tuned is launcher or tuned.config == launcher.config:
+            return tuned
+        name = self.inductor_meta.get("kernel_name", "kernel")
+        chosen = choose(name, launcher, tuned, lambda one: launcher_ms(one, args, kwargs))
+        if chosen is launcher:
+            launcher.config.found_by_coordesc = True  # Inductor's mark: a config not to walk from again
+            save = getattr(self, "save_cache_hook", None)
+            if save:
+                save(launcher.config, getattr(self, "autotune_time_taken_ns", 0), found_by_coordesc=True)
+        return chosen
+
+    coordinate_descent_tuning._rtf_wrapped = True  # type: ignore[attr-defined]
+    return coordinate_descent_tuning
+
+
+def _launcher_ms(launcher: Any, args: tuple, kwargs: dict) -> float:
+    """Milliseconds of one launch of ``launcher`` (a ``CachingAutotuner``'s) by CUDA-graph replay, on copies of the
+    call's tensor arguments (the call's own stay untouched for its real launch)."""
+    from .runtime.benchmarking import graph_ms  # runtime imports this module
+
+    copies = [a.clone() if isinstance(a, torch.Tensor) else a for a in args]
+    device = next((a.device for a in copies if isinstance(a, torch.Tensor)), torch.device("cuda"))
+
+    def call(arguments: list) -> None:
+        # the current stream at each launch: the capture's side stream inside graph_ms's capture
+        launcher(*arguments, **kwargs, stream=torch.cuda.current_stream(device).cuda_stream)
+
+    return graph_ms(call, copies, device)
 
 
 def read_write_bytes(node) -> int:

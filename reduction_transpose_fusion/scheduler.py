@@ -20,6 +20,7 @@ import torch._inductor.config as inductor_config
 
 from . import _torch_private, config
 from .fx_passes.reduction_transpose import COPY_META_KEY, META_KEY, Site
+from .select_algorithm import AUTOTUNE_MARGIN
 
 log = logging.getLogger(__name__)
 
@@ -102,6 +103,39 @@ def tuned_by_coordinate_descent(nodes: Iterable) -> bool:
                   "under TUNED_MIN_BYTES (%d)", nodes[0].get_name(), moved, TUNED_MIN_BYTES)
         return False
     return True
+
+
+def keep_faster_tuning(name: str, start, tuned, ms) -> object:
+    """The launcher to keep of ``start`` (the fastest of Inductor's configs, where coordinate descent started) and
+    ``tuned`` (the config the walk found) for a kernel that :func:`tuned_by_coordinate_descent` picks: ``tuned`` only
+    if ``ms`` (one launch's milliseconds by CUDA-graph replay on copies of the call's arguments,
+    ``_torch_private.check_coordinate_descent``) times it faster than ``start`` by ``select_algorithm.
+    AUTOTUNE_MARGIN``, as a launch candidate must beat the baseline; ``tuned`` where either cannot be timed.  Logged.
+
+    Why: coordinate descent keeps any config that Inductor's benchmark (one launch between CUDA events, after an L2
+    clear) times 0.1% faster than the best so far, and that benchmark and a graph's replay disagree.  On one H100
+    (2026-12-07; results/2026-12-07-nvidia-h100-80gb-hbm3-random-*.csv, lab/*-lab-coordesc-*.txt), Inductor's log
+    timed a walk's config of the F3-amax fp16[545, 23471] kernel 1.12x faster than its start, and the site ran 1.00x
+    and, in an earlier compile, 0.82x of stock's speed; with this check, one walk's config of an F5-rowwise
+    fp32[181, 27603] kernel replayed at 29.6 µs against its start's 19.1 and the start was kept, and the rowwise
+    Float8 MLP steps, whose gains come from these kernels, kept them (1.117x and 1.165x over stock, package
+    ``70a4a844``).  A start kept is still the pick of Inductor's own noisy autotuning, which may differ from stock's
+    compile: on the one fresh seed run with the check (1060201589), three tuned-only sites ran 0.62-0.93x."""
+    try:
+        start_ms, tuned_ms = ms(start), ms(tuned)
+    except Exception as error:  # a failed capture or launch: Inductor's choice stands
+        log.info("%s: coordinate descent's config not checked (%s: %s); kept", name, type(error).__name__, error)
+        return tuned
+    keep = tuned_ms < start_ms * (1 - AUTOTUNE_MARGIN)
+    log.info("%s: coordinate descent's %s timed %.1f us against its start %s's %.1f us by CUDA-graph replay: %s",
+             name, _config_text(tuned.config), tuned_ms * 1e3, _config_text(start.config), start_ms * 1e3,
+             "kept" if keep else f"the start kept (not {AUTOTUNE_MARGIN:.0%} faster)")
+    return tuned if keep else start
+
+
+def _config_text(config) -> str:
+    """A Triton config as ``XBLOCK=8,R0_BLOCK=512,num_warps=16``."""
+    return ",".join([f"{k}={v}" for k, v in config.kwargs.items()] + [f"num_warps={config.num_warps}"])
 
 
 def _stores_transposed(node) -> bool:

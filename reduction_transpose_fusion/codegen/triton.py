@@ -383,6 +383,8 @@ class ReductionTransposeTritonKernel(TritonKernel):
                      ", ".join(reductions) or "a reduction", TUNED_LOG)
         with inductor_config.patch(coordinate_descent_tuning=True) if tuned else contextlib.nullcontext():
             src = super().codegen_kernel(name)
+        if tuned:  # the walk's config checked against its start (scheduler.keep_faster_tuning)
+            src = _torch_private.check_tuning_of(src)
         if self.ordinary_launch:
             src = _torch_private.drop_cooperative_launch(src)
         if self.int32_sizes and self.index_dtype == "tl.int32":

@@ -15,7 +15,7 @@ import pytest
 import torch
 import torch._inductor.config as inductor_config
 
-from reduction_transpose_fusion import scheduler
+from reduction_transpose_fusion import _torch_private, scheduler
 from reduction_transpose_fusion_testing import families, interpret
 from reduction_transpose_fusion_testing.edge_cases import row_amax_and_transposed_cast
 
@@ -133,3 +133,90 @@ def test_inductors_own_switch_still_tunes_every_kernel():
     tuned = tuned_kernels(transposed_cast, (((4096, 2048), torch.bfloat16),), **ON, coordinate_descent_tuning=True)
     assert all(tuned.values()), tuned
     assert inductor_config.coordinate_descent_tuning is False  # the patch is undone
+
+
+CHECKED = f"'{_torch_private.TUNING_CHECK_KEY}': True"
+
+
+def test_the_package_checks_the_walk_of_the_kernels_it_tunes_only():
+    """The kernels the package tunes carry the key that has their walk's config checked
+    (``_torch_private.check_tuning_of``); with Inductor's own switch, the other kernels are tuned unchecked."""
+    src = interpret.generate(ROW_AMAX[0], interpret.fake_inputs(*ROW_AMAX[1]), **ON)
+    assert src.count(CHECKED) == src.count(TUNED) == 1, src
+    src = interpret.generate(transposed_cast, interpret.fake_inputs(((4096, 2048), torch.bfloat16)), **ON,
+                             coordinate_descent_tuning=True)
+    assert src.count(TUNED) >= 1 and CHECKED not in src, src
+
+
+class _Config:
+    def __init__(self, xblock: int):
+        self.kwargs, self.num_warps = {"XBLOCK": xblock, "R0_BLOCK": 512}, 8
+
+    def __eq__(self, other):
+        return self.kwargs == other.kwargs
+
+
+class _Launcher:
+    def __init__(self, xblock: int):
+        self.config = _Config(xblock)
+
+
+class _Autotuner:
+    """What the wrapper reads of a ``CachingAutotuner``."""
+
+    def __init__(self, marked: bool = True):
+        self.inductor_meta = {"kernel_name": "triton_red_fused_0"} | ({_torch_private.TUNING_CHECK_KEY: True}
+                                                                     if marked else {})
+        self.autotune_time_taken_ns, self.saved = 7, []
+
+    def save_cache_hook(self, config, time_ns, found_by_coordesc):
+        self.saved.append((config, time_ns, found_by_coordesc))
+
+
+@pytest.mark.parametrize("start_us,tuned_us,kept", [(10.0, 9.0, "tuned"), (10.0, 9.8, "start"), (10.0, 12.0, "start"),
+                                                    (10.0, None, "tuned")],
+                         ids=["walk-10%-faster", "walk-2%-faster", "walk-slower", "not-timed"])
+def test_the_walks_config_is_kept_only_if_graph_replay_times_it_faster_by_the_margin(start_us, tuned_us, kept):
+    """``scheduler.keep_faster_tuning`` through ``_torch_private.checked_tuning``: the walk's config replaces its
+    start only where it times ``select_algorithm.AUTOTUNE_MARGIN`` (3%) faster; a start kept is saved to the autotune
+    cache as the walk's result and marked found, so neither a later call nor a later process walks again; a launcher
+    that cannot be timed leaves Inductor's choice."""
+    start, tuned, autotuner = _Launcher(8), _Launcher(16), _Autotuner()
+    times = {start: start_us, tuned: tuned_us}
+
+    def launcher_ms(launcher, args, kwargs):
+        assert args == ("x",) and kwargs == {"extra": 1}  # the call's own arguments
+        if times[launcher] is None:
+            raise RuntimeError("capture failed")
+        return times[launcher] / 1e3
+
+    wrapped = _torch_private.checked_tuning(lambda self, launcher, *a, **k: tuned, scheduler.keep_faster_tuning,
+                                            launcher_ms)
+    chosen = wrapped(autotuner, start, "x", extra=1)
+    assert chosen is (tuned if kept == "tuned" else start)
+    if kept == "start":
+        assert autotuner.saved == [(start.config, 7, True)] and start.config.found_by_coordesc
+    else:
+        assert autotuner.saved == [] and not hasattr(start.config, "found_by_coordesc")
+
+
+def test_a_kernel_not_marked_or_a_walk_that_kept_its_start_is_not_timed():
+    start, tuned = _Launcher(8), _Launcher(16)
+
+    def launcher_ms(launcher, args, kwargs):
+        raise AssertionError("timed")
+
+    walk_to = {"tuned": tuned, "start": start, "same-config": _Launcher(8)}
+    for marked, result in ((False, "tuned"), (True, "start"), (True, "same-config")):
+        wrapped = _torch_private.checked_tuning(lambda self, launcher, *a, **k: walk_to[result],
+                                                scheduler.keep_faster_tuning, launcher_ms)
+        assert wrapped(_Autotuner(marked), start) is walk_to[result]
+
+
+def test_the_check_wraps_inductors_coordinate_descent_once():
+    from torch._inductor.runtime.triton_heuristics import CachingAutotuner
+
+    wrapped = CachingAutotuner.coordinate_descent_tuning
+    assert getattr(wrapped, "_rtf_wrapped", False)  # installed at import
+    _torch_private.check_coordinate_descent(scheduler.keep_faster_tuning)
+    assert CachingAutotuner.coordinate_descent_tuning is wrapped
