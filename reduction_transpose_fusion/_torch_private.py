@@ -610,20 +610,21 @@ def check_tuning_of(kernel_source: str) -> str:
     return kernel_source.replace(_COORDESC_META, f"{_COORDESC_META}, {TUNING_CHECK_KEY!r}: True", 1)
 
 
-def check_coordinate_descent(choose: Callable[[str, Any, Any, Callable[[Any], float]], Any]) -> None:
+def check_coordinate_descent(choose: Callable[[str, Any, list, Callable[[Any], float]], Any]) -> None:
     """After Inductor's coordinate descent of a kernel marked by :func:`check_tuning_of` (``CachingAutotuner.
-    coordinate_descent_tuning``, at the kernel's first call), ``choose(name, start, tuned, ms)`` picks the launcher to
-    keep of ``start`` (the config the walk started from, the fastest of Inductor's) and ``tuned`` (the walk's), where
-    ``ms(launcher)`` times one launch of a launcher on copies of the call's arguments by CUDA-graph replay
-    (:func:`.runtime.benchmarking.graph_ms`).  Where it keeps ``start``, the autotune cache gets ``start`` as the
-    kernel's coordinate-descent result (Inductor had saved ``tuned``), so a later process loads the same choice.
-    Other kernels, and a walk that kept its start, are left as Inductor tunes them.  Idempotent."""
+    coordinate_descent_tuning``, at the kernel's first call), ``choose(name, start, others, ms)`` picks the launcher to
+    keep: ``start`` is the config the walk started from (the one of Inductor's configs its benchmark timed fastest),
+    ``others`` the walk's config and Inductor's other configs (each config once, none of them ``start``'s), and
+    ``ms(launcher)`` times one launch by CUDA-graph replay on copies of the call's arguments
+    (:func:`.runtime.benchmarking.graph_ms`).  Where it keeps another launcher than the walk's, the autotune cache gets
+    that one as the kernel's coordinate-descent result (Inductor had saved the walk's), so a later process loads the
+    same choice.  Other kernels are left as Inductor tunes them.  Idempotent."""
     cls = inductor_triton_heuristics.CachingAutotuner
     if not getattr(cls.coordinate_descent_tuning, "_rtf_wrapped", False):
         cls.coordinate_descent_tuning = checked_tuning(cls.coordinate_descent_tuning, choose)  # type: ignore
 
 
-def checked_tuning(current: Callable, choose: Callable[[str, Any, Any, Callable[[Any], float]], Any],
+def checked_tuning(current: Callable, choose: Callable[[str, Any, list, Callable[[Any], float]], Any],
                    launcher_ms: Optional[Callable[[Any, tuple, dict], float]] = None) -> Callable:
     """``current`` (``CachingAutotuner.coordinate_descent_tuning``) wrapped as :func:`check_coordinate_descent`
     says; ``launcher_ms(launcher, args, kwargs)`` times a launcher (default: by CUDA-graph replay)."""
@@ -631,19 +632,37 @@ def checked_tuning(current: Callable, choose: Callable[[str, Any, Any, Callable[
 
     def coordinate_descent_tuning(self, launcher, *args, **kwargs):
         tuned = current(self, launcher, *args, **kwargs)
-        if not self.inductor_meta.get(TUNING_CHECK_KEY) or tuned is launcher or tuned.config == launcher.config:
+        if not self.inductor_meta.get(TUNING_CHECK_KEY):
+            return tuned
+        others, seen = [], [launcher.config]
+        for one in (tuned, *_config_launchers(self)):
+            if not any(one.config == config for config in seen):
+                others.append(one)
+                seen.append(one.config)
+        if not others:
             return tuned
         name = self.inductor_meta.get("kernel_name", "kernel")
-        chosen = choose(name, launcher, tuned, lambda one: launcher_ms(one, args, kwargs))
-        if chosen is launcher:
-            launcher.config.found_by_coordesc = True  # Inductor's mark: a config not to walk from again
+        chosen = choose(name, launcher, others, lambda one: launcher_ms(one, args, kwargs))
+        if chosen is not tuned:
+            chosen.config.found_by_coordesc = True  # Inductor's mark: a config not to walk from again
             save = getattr(self, "save_cache_hook", None)
             if save:
-                save(launcher.config, getattr(self, "autotune_time_taken_ns", 0), found_by_coordesc=True)
+                save(chosen.config, getattr(self, "autotune_time_taken_ns", 0), found_by_coordesc=True)
         return chosen
 
     coordinate_descent_tuning._rtf_wrapped = True  # type: ignore[attr-defined]
     return coordinate_descent_tuning
+
+
+def _config_launchers(autotuner: Any) -> list:
+    """Launchers of each of a ``CachingAutotuner``'s configs, from the binaries its precompile kept
+    (``compile_results``; its ``launchers`` hold only the autotuning's pick by then); none where it kept none."""
+    try:
+        return [result.make_launcher() for result in getattr(autotuner, "compile_results", None) or ()]
+    except Exception as error:  # a launcher that cannot be made: the walk's result is checked against its start only
+        log.info("%s: Inductor's configs not timed again (%s: %s)", autotuner.inductor_meta.get("kernel_name"),
+                 type(error).__name__, error)
+        return []
 
 
 def _launcher_ms(launcher: Any, args: tuple, kwargs: dict) -> float:

@@ -161,56 +161,75 @@ class _Launcher:
         self.config = _Config(xblock)
 
 
+class _CompileResult:
+    """A precompiled config (``CachingAutotuner.compile_results``): a new launcher of the same config each time."""
+
+    def __init__(self, launcher: _Launcher):
+        self.config = launcher.config
+
+    def make_launcher(self) -> _Launcher:
+        launcher = _Launcher(0)
+        launcher.config = self.config
+        return launcher
+
+
 class _Autotuner:
     """What the wrapper reads of a ``CachingAutotuner``."""
 
-    def __init__(self, marked: bool = True):
+    def __init__(self, marked: bool = True, configs=()):
         self.inductor_meta = {"kernel_name": "triton_red_fused_0"} | ({_torch_private.TUNING_CHECK_KEY: True}
                                                                      if marked else {})
         self.autotune_time_taken_ns, self.saved = 7, []
+        self.compile_results = [_CompileResult(launcher) for launcher in configs]
 
     def save_cache_hook(self, config, time_ns, found_by_coordesc):
         self.saved.append((config, time_ns, found_by_coordesc))
 
 
-@pytest.mark.parametrize("start_us,tuned_us,kept", [(10.0, 9.0, "tuned"), (10.0, 9.8, "start"), (10.0, 12.0, "start"),
-                                                    (10.0, None, "tuned")],
-                         ids=["walk-10%-faster", "walk-2%-faster", "walk-slower", "not-timed"])
-def test_the_walks_config_is_kept_only_if_graph_replay_times_it_faster_by_the_margin(start_us, tuned_us, kept):
-    """``scheduler.keep_faster_tuning`` through ``_torch_private.checked_tuning``: the walk's config replaces its
-    start only where it times ``select_algorithm.AUTOTUNE_MARGIN`` (3%) faster; a start kept is saved to the autotune
-    cache as the walk's result and marked found, so neither a later call nor a later process walks again; a launcher
-    that cannot be timed leaves Inductor's choice."""
-    start, tuned, autotuner = _Launcher(8), _Launcher(16), _Autotuner()
-    times = {start: start_us, tuned: tuned_us}
+@pytest.mark.parametrize("times,kept", [
+    ({"start": 10.0, "walk": 9.0, "other": 9.5}, "walk"),
+    ({"start": 10.0, "walk": 12.0, "other": 9.0}, "other"),
+    ({"start": 10.0, "walk": 9.8, "other": 11.0}, "start"),
+    ({"start": 10.0, "walk": 12.0, "other": None}, "start"),
+    ({"start": None, "walk": 12.0, "other": 9.0}, "walk"),
+], ids=["walk-10%-faster", "another-config-fastest", "none-3%-faster", "one-not-timed", "start-not-timed"])
+def test_the_launcher_kept_is_the_fastest_by_graph_replay_if_3_percent_faster_than_the_start(times, kept):
+    """``scheduler.keep_faster_tuning`` through ``_torch_private.checked_tuning``: of the walk's start, the walk's
+    config and Inductor's other configs (each once), the fastest by graph replay, where it beats the start by
+    ``select_algorithm.AUTOTUNE_MARGIN`` (3%); else the start.  A launcher other than the walk's is saved to the
+    autotune cache as the walk's result and marked found (no later call or process walks again); a launcher that
+    cannot be timed is left out, and a start that cannot be timed leaves Inductor's choice (the walk's)."""
+    launchers = {"start": _Launcher(8), "walk": _Launcher(16), "other": _Launcher(32)}
+    autotuner = _Autotuner(configs=[launchers["start"], _Launcher(8), launchers["other"]])  # start's config twice
 
     def launcher_ms(launcher, args, kwargs):
         assert args == ("x",) and kwargs == {"extra": 1}  # the call's own arguments
-        if times[launcher] is None:
+        us = times[next(key for key, one in launchers.items() if one.config == launcher.config)]
+        if us is None:
             raise RuntimeError("capture failed")
-        return times[launcher] / 1e3
+        return us / 1e3
 
-    wrapped = _torch_private.checked_tuning(lambda self, launcher, *a, **k: tuned, scheduler.keep_faster_tuning,
-                                            launcher_ms)
-    chosen = wrapped(autotuner, start, "x", extra=1)
-    assert chosen is (tuned if kept == "tuned" else start)
-    if kept == "start":
-        assert autotuner.saved == [(start.config, 7, True)] and start.config.found_by_coordesc
+    wrapped = _torch_private.checked_tuning(lambda self, launcher, *a, **k: launchers["walk"],
+                                            scheduler.keep_faster_tuning, launcher_ms)
+    chosen = wrapped(autotuner, launchers["start"], "x", extra=1)
+    assert chosen.config == launchers[kept].config
+    if kept == "walk":
+        assert autotuner.saved == [] and not hasattr(chosen.config, "found_by_coordesc")
     else:
-        assert autotuner.saved == [] and not hasattr(start.config, "found_by_coordesc")
+        assert autotuner.saved == [(chosen.config, 7, True)] and chosen.config.found_by_coordesc
 
 
-def test_a_kernel_not_marked_or_a_walk_that_kept_its_start_is_not_timed():
-    start, tuned = _Launcher(8), _Launcher(16)
+def test_a_kernel_not_marked_or_with_one_config_is_not_timed():
+    start = _Launcher(8)
 
     def launcher_ms(launcher, args, kwargs):
         raise AssertionError("timed")
 
-    walk_to = {"tuned": tuned, "start": start, "same-config": _Launcher(8)}
-    for marked, result in ((False, "tuned"), (True, "start"), (True, "same-config")):
-        wrapped = _torch_private.checked_tuning(lambda self, launcher, *a, **k: walk_to[result],
+    walk_to = {"not-marked": _Launcher(16), "walk-kept-its-start": start}
+    for case, marked in (("not-marked", False), ("walk-kept-its-start", True)):
+        wrapped = _torch_private.checked_tuning(lambda self, launcher, *a, **k: walk_to[case],
                                                 scheduler.keep_faster_tuning, launcher_ms)
-        assert wrapped(_Autotuner(marked), start) is walk_to[result]
+        assert wrapped(_Autotuner(marked, configs=[start]), start) is walk_to[case], case
 
 
 def test_the_check_wraps_inductors_coordinate_descent_once():
