@@ -8,7 +8,7 @@ writing each tile transposed and accumulating column partials, then one program 
 order for row-tile launches (it waits only for peers that started before it).  Unlike Inductor's cooperative
 reductions the grid has no residency limit.
 
-Rules, each from the H200 sweep recorded in ``benchmarks/results/`` (see README, "How the launch is chosen"):
+Rules, each from the H200 sweep recorded in ``benchmarks/results/`` (see docs/design.md, "How the launch is chosen"):
 
 * **Tile**: both the load (contiguous along C) and the transposed store (contiguous along N) must be coalesced:
   ``XBLOCK`` from the widest full-size dtype (:data:`XBLOCK_BY_WIDEST`), ``R0_BLOCK`` a 256-byte run of the
