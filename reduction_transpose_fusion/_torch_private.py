@@ -27,6 +27,10 @@ version number, and says how they differ:
 | loop-index inversion re-indexes a transposed copy of a   | :func:`keep_out_of_index_inversion` (on both: 2.11 never  |
 |   pointwise result (F5's fp8 copy left the fused kernel) |   inverted a marked copy)                                 |
 | ``GridExpr.generate(meta)`` -> ``generate(meta, is_lazy)`` | ``runtime.triton_heuristics.RowTileGrid`` takes it      |
+| ``CachingAutotuner.autotune_to_one_config`` keeps every  | the configs recorded before it                            |
+|   config's binary in ``compile_results`` -> only the     |   (:func:`record_autotuned_configs`), compiled again by   |
+|   pick's (2.15, read from its source; not run on a       |   :func:`_config_launchers`                               |
+|   GPU)                                                   |                                                           |
 
 Inductor's generated source differs in one place the package does not write: 2.15 spells a max reduction's combine
 ``tl.maximum(a, b, tl.PropagateNan.ALL)`` where 2.11 writes ``triton_helpers.maximum(a, b)``; otherwise the fused
@@ -90,9 +94,11 @@ makes a block-and-scalar mask uint32; ``reduction_transpose_fusion_testing.inter
 |   ``TritonKernel.imports_for_benchmark_kernel``          |                                                           |
 | ``dependencies.py`` ``MemoryDep`` (``index``,           | where a scheduler node's loads and stores run contiguous; |
 |   ``var_names``, ``size``) of ``read_writes``            |   see :func:`contiguous_runs`                             |
-| ``runtime/triton_heuristics.py`` ``CachingAutotuner``    | the config coordinate descent finds, checked against the  |
-|   ``.coordinate_descent_tuning`` (wrapped), its          |   one it started from by CUDA-graph replay; see           |
-|   ``save_cache_hook``, a launcher's call and its         |   :func:`check_coordinate_descent`                        |
+| ``runtime/triton_heuristics.py`` ``CachingAutotuner``    | the launcher of a tuned reduction chosen by CUDA-graph    |
+|   ``.coordinate_descent_tuning`` and ``.autotune_to_``   |   replay among the walk's start, its config and           |
+|   ``one_config`` (wrapped), ``save_cache_hook``,         |   Inductor's other configs; see                           |
+|   ``compile_results``, ``_precompile_config``, ``lock``, |   :func:`check_coordinate_descent`,                       |
+|   ``deterministic_mode``, a launcher's call and its      |   :func:`record_autotuned_configs`                        |
 |   ``config.found_by_coordesc``; the kernel source's      |                                                           |
 |   ``inductor_meta`` dict                                 |                                                           |
 | ``runtime/triton_heuristics.py`` ``CachingAutotuner``    | stock's own launch timed at each of its configs, not at   |
@@ -622,17 +628,26 @@ def check_coordinate_descent(choose: Callable[[str, Any, list, Callable[[Any], f
     cls = inductor_triton_heuristics.CachingAutotuner
     if not getattr(cls.coordinate_descent_tuning, "_rtf_wrapped", False):
         cls.coordinate_descent_tuning = checked_tuning(cls.coordinate_descent_tuning, choose)  # type: ignore
+    record_autotuned_configs()
 
 
 def checked_tuning(current: Callable, choose: Callable[[str, Any, list, Callable[[Any], float]], Any],
                    launcher_ms: Optional[Callable[[Any, tuple, dict], float]] = None) -> Callable:
     """``current`` (``CachingAutotuner.coordinate_descent_tuning``) wrapped as :func:`check_coordinate_descent`
-    says; ``launcher_ms(launcher, args, kwargs)`` times a launcher (default: by CUDA-graph replay)."""
+    says; ``launcher_ms(launcher, args, kwargs)`` times a launcher (default: by CUDA-graph replay).  ``choose`` may
+    return None: Inductor's choice stands.  No check where Inductor's deterministic mode keeps a reduction's config
+    (its walk returns the start; another config would sum in another order), while the current stream is being
+    captured into a CUDA graph (the timing would break the capture), or where the GPU's free memory cannot hold a
+    copy of the call's tensors."""
     launcher_ms = launcher_ms or _launcher_ms
 
     def coordinate_descent_tuning(self, launcher, *args, **kwargs):
         tuned = current(self, launcher, *args, **kwargs)
-        if not self.inductor_meta.get(TUNING_CHECK_KEY):
+        if not self.inductor_meta.get(TUNING_CHECK_KEY) or getattr(self, "deterministic_mode", False):
+            return tuned
+        name = self.inductor_meta.get("kernel_name", "kernel")
+        if why := _no_check_now(args):
+            log.info("%s: coordinate descent's config kept unchecked: %s", name, why)
             return tuned
         others, seen = [], [launcher.config]
         for one in (tuned, *_config_launchers(self)):
@@ -641,43 +656,97 @@ def checked_tuning(current: Callable, choose: Callable[[str, Any, list, Callable
                 seen.append(one.config)
         if not others:
             return tuned
-        name = self.inductor_meta.get("kernel_name", "kernel")
         chosen = choose(name, launcher, others, lambda one: launcher_ms(one, args, kwargs))
-        if chosen is not tuned:
-            chosen.config.found_by_coordesc = True  # Inductor's mark: a config not to walk from again
-            save = getattr(self, "save_cache_hook", None)
-            if save:
-                save(chosen.config, getattr(self, "autotune_time_taken_ns", 0), found_by_coordesc=True)
+        if chosen is None or chosen is tuned:
+            return tuned
+        chosen.config.found_by_coordesc = True  # Inductor's mark: a config not to walk from again
+        save = getattr(self, "save_cache_hook", None)
+        if save:
+            save(chosen.config, getattr(self, "autotune_time_taken_ns", 0), found_by_coordesc=True)
         return chosen
 
     coordinate_descent_tuning._rtf_wrapped = True  # type: ignore[attr-defined]
     return coordinate_descent_tuning
 
 
+def _no_check_now(args: tuple) -> str:
+    """Why the configs of a kernel called with ``args`` cannot be timed now ("" where they can): a CUDA-graph
+    capture under way on the current stream, or less free GPU memory than twice the call's tensors (one copy of
+    each, and room to spare)."""
+    tensors = [a for a in args if isinstance(a, torch.Tensor) and a.is_cuda]
+    if not tensors:
+        return "no CUDA tensor among its arguments"
+    if torch.cuda.is_current_stream_capturing():
+        return "its first call is inside a CUDA-graph capture"
+    need = 2 * sum(t.untyped_storage().nbytes() for t in tensors)
+    free, _ = torch.cuda.mem_get_info(tensors[0].device)
+    return f"{free} bytes of GPU memory free, under the {need} a copy of its arguments needs" if free < need else ""
+
+
+# The configs a marked kernel's autotuning compared, recorded before it keeps only its pick (torch 2.15 then drops the
+# other configs' binaries from ``compile_results``; torch 2.11 keeps them)
+_TUNED_CONFIGS = "_rtf_autotuned_configs"
+
+
+def record_autotuned_configs() -> None:
+    """Wrap ``CachingAutotuner.autotune_to_one_config`` so that a kernel marked by :func:`check_tuning_of` keeps the
+    configs it compared (:func:`_config_launchers` compiles launchers of them again where the binaries are gone).
+    Idempotent."""
+    cls = inductor_triton_heuristics.CachingAutotuner
+    current = cls.autotune_to_one_config
+    if getattr(current, "_rtf_wrapped", False):
+        return
+
+    def autotune_to_one_config(self, *args, **kwargs):
+        if self.inductor_meta.get(TUNING_CHECK_KEY):
+            setattr(self, _TUNED_CONFIGS, [launcher.config for launcher in self.launchers])
+        return current(self, *args, **kwargs)
+
+    autotune_to_one_config._rtf_wrapped = True  # type: ignore[attr-defined]
+    cls.autotune_to_one_config = autotune_to_one_config  # type: ignore[method-assign]
+
+
 def _config_launchers(autotuner: Any) -> list:
-    """Launchers of each of a ``CachingAutotuner``'s configs, from the binaries its precompile kept
-    (``compile_results``; its ``launchers`` hold only the autotuning's pick by then); none where it kept none."""
-    try:
-        return [result.make_launcher() for result in getattr(autotuner, "compile_results", None) or ()]
-    except Exception as error:  # a launcher that cannot be made: the walk's result is checked against its start only
-        log.info("%s: Inductor's configs not timed again (%s: %s)", autotuner.inductor_meta.get("kernel_name"),
-                 type(error).__name__, error)
-        return []
+    """Launchers of each config a ``CachingAutotuner`` compared in its autotuning: from the binaries its precompile
+    kept (``compile_results``, torch 2.11), else compiled again from the configs :func:`record_autotuned_configs`
+    recorded, as Inductor's coordinate descent compiles each config it tries (``_precompile_config``; Triton's cache
+    holds their binaries).  A config whose launcher cannot be made is left out, and logged."""
+    results = list(getattr(autotuner, "compile_results", None) or ())
+    kept = {id(result.config) for result in results}
+    makers = [result.make_launcher for result in results]
+    for config in getattr(autotuner, _TUNED_CONFIGS, ()):
+        if id(config) not in kept and not any(config == result.config for result in results):
+            makers.append(lambda config=config: _compiled_launcher(autotuner, config))
+    launchers = []
+    for make in makers:
+        try:
+            launchers.append(make())
+        except Exception as error:  # that config is not timed again
+            log.info("%s: a config not timed again (%s: %s)", autotuner.inductor_meta.get("kernel_name"),
+                     type(error).__name__, error)
+    return launchers
+
+
+def _compiled_launcher(autotuner: Any, config: Any) -> Any:
+    """A launcher of ``config`` for ``autotuner``, compiled as Inductor's coordinate descent compiles a config."""
+    with autotuner.lock:
+        return autotuner._precompile_config(config).make_launcher()
 
 
 def _launcher_ms(launcher: Any, args: tuple, kwargs: dict) -> float:
     """Milliseconds of one launch of ``launcher`` (a ``CachingAutotuner``'s) by CUDA-graph replay, on copies of the
-    call's tensor arguments (the call's own stay untouched for its real launch)."""
-    from .runtime.benchmarking import graph_ms  # runtime imports this module
+    call's tensor arguments in their own layouts (the call's own stay untouched for its real launch)."""
+    from .runtime.benchmarking import copy_args, graph_ms  # runtime imports this module
 
-    copies = [a.clone() if isinstance(a, torch.Tensor) else a for a in args]
+    copies = copy_args(args)
     device = next((a.device for a in copies if isinstance(a, torch.Tensor)), torch.device("cuda"))
 
     def call(arguments: list) -> None:
         # the current stream at each launch: the capture's side stream inside graph_ms's capture
         launcher(*arguments, **kwargs, stream=torch.cuda.current_stream(device).cuda_stream)
 
-    return graph_ms(call, copies, device)
+    with torch.cuda.device(device):
+        return graph_ms(call, copies, device)
 
 
 def read_write_bytes(node) -> int:

@@ -106,14 +106,14 @@ def tuned_by_coordinate_descent(nodes: Iterable) -> bool:
     return True
 
 
-def keep_faster_tuning(name: str, start, others: list, ms) -> object:
+def keep_faster_tuning(name: str, start, others: list, ms) -> object | None:
     """The launcher to keep for a kernel that :func:`tuned_by_coordinate_descent` picks, after Inductor's coordinate
     descent: of ``start`` (the one of Inductor's configs that its benchmark timed fastest, where the walk started)
     and ``others`` (the walk's config and Inductor's other configs), the one ``ms`` (one launch's milliseconds by
     CUDA-graph replay on copies of the call's arguments, ``_torch_private.check_coordinate_descent``) times fastest,
     if it beats ``start`` by ``select_algorithm.AUTOTUNE_MARGIN``, as a launch candidate must beat the baseline;
-    else ``start``.  Where ``start`` cannot be timed, ``others[0]`` (the walk's, Inductor's choice); a launcher of
-    ``others`` that cannot be timed is left out.  Logged.
+    else ``start``.  None (Inductor's choice stands) where ``start`` cannot be timed; a launcher of ``others`` that
+    cannot be timed is left out.  Logged.
 
     Why: both of Inductor's choices here rest on its benchmark, one launch between CUDA events after an L2 clear: the
     fastest of its configs, and each step of the walk, which keeps a config timed 0.1% faster.  That benchmark and a
@@ -133,7 +133,7 @@ def keep_faster_tuning(name: str, start, others: list, ms) -> object:
         except Exception as error:  # a failed capture or launch
             log.info("%s: %s not timed (%s: %s)", name, _config_text(launcher.config), type(error).__name__, error)
             if launcher is start:
-                return others[0]  # Inductor's choice stands
+                return None  # Inductor's choice stands
     start_ms = timed[0][0]
     best_ms, best = min(timed, key=lambda item: item[0])
     chosen = best if best_ms < start_ms * (1 - AUTOTUNE_MARGIN) else start

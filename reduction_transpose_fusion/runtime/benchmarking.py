@@ -30,6 +30,24 @@ MAX_CALLS = 1000
 GRAPH_ROUNDS = 5
 
 
+def copy_args(args: Sequence[Any]) -> list:
+    """``args`` with each tensor copied in its own layout (:func:`same_layout_copy`); other values as they are."""
+    return [same_layout_copy(a) if isinstance(a, torch.Tensor) else a for a in args]
+
+
+def same_layout_copy(tensor: torch.Tensor) -> torch.Tensor:
+    """A copy of ``tensor`` with its sizes, strides and storage offset: a kernel compiled for the original's layout
+    (a slice of a wider buffer, an output written into a ``torch.cat`` buffer at a row stride wider than its rows)
+    reads and writes the copy within its storage.  ``Tensor.clone()`` would pack the elements, and the kernel's
+    strides would then run past the copy's end.  The copy spans the original's storage from offset 0 to its last
+    element."""
+    if tensor.numel() == 0:
+        return tensor.clone()
+    span = tensor.storage_offset() + sum((size - 1) * stride for size, stride in zip(tensor.shape, tensor.stride())) + 1
+    flat = torch.as_strided(tensor, (span,), (1,), 0).clone()
+    return torch.as_strided(flat, tensor.shape, tensor.stride(), tensor.storage_offset())
+
+
 def graph_ms(call: Callable[[list], Any], args: Sequence[Any], device: torch.device) -> float:
     """Milliseconds of one ``call(list(args))`` by CUDA-graph replay (module docstring).
 
@@ -47,8 +65,7 @@ def graph_ms(call: Callable[[list], Any], args: Sequence[Any], device: torch.dev
     nbytes = max(1, sum(t.untyped_storage().nbytes() for t in tensors))
     l2 = torch.cuda.get_device_properties(device).L2_cache_size
     sets = max(1, min(MAX_INPUT_SETS, math.ceil(L2_MULTIPLE * l2 / nbytes)))
-    arg_sets = [list(args)] + [[a.clone() if isinstance(a, torch.Tensor) else a for a in args]
-                               for _ in range(sets - 1)]
+    arg_sets = [list(args)] + [copy_args(args) for _ in range(sets - 1)]
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     call(list(arg_sets[0]))  # compiles, and runs the kernel's first-call checks outside the capture
     start.record()

@@ -186,6 +186,12 @@ class _Autotuner:
         self.saved.append((config, time_ns, found_by_coordesc))
 
 
+@pytest.fixture
+def check_now(monkeypatch):
+    """The wrapper's checks of the GPU's state (a capture under way, free memory) pass: the tests call it on fakes."""
+    monkeypatch.setattr(_torch_private, "_no_check_now", lambda args: "")
+
+
 @pytest.mark.parametrize("times,kept", [
     ({"start": 10.0, "walk": 9.0, "other": 9.5}, "walk"),
     ({"start": 10.0, "walk": 12.0, "other": 9.0}, "other"),
@@ -193,7 +199,7 @@ class _Autotuner:
     ({"start": 10.0, "walk": 12.0, "other": None}, "start"),
     ({"start": None, "walk": 12.0, "other": 9.0}, "walk"),
 ], ids=["walk-10%-faster", "another-config-fastest", "none-3%-faster", "one-not-timed", "start-not-timed"])
-def test_the_launcher_kept_is_the_fastest_by_graph_replay_if_3_percent_faster_than_the_start(times, kept):
+def test_the_launcher_kept_is_the_fastest_by_graph_replay_if_3_percent_faster_than_the_start(times, kept, check_now):
     """``scheduler.keep_faster_tuning`` through ``_torch_private.checked_tuning``: of the walk's start, the walk's
     config and Inductor's other configs (each once), the fastest by graph replay, where it beats the start by
     ``select_algorithm.AUTOTUNE_MARGIN`` (3%); else the start.  A launcher other than the walk's is saved to the
@@ -219,7 +225,7 @@ def test_the_launcher_kept_is_the_fastest_by_graph_replay_if_3_percent_faster_th
         assert autotuner.saved == [(chosen.config, 7, True)] and chosen.config.found_by_coordesc
 
 
-def test_a_kernel_not_marked_or_with_one_config_is_not_timed():
+def test_a_kernel_not_marked_or_with_one_config_is_not_timed(check_now):
     start = _Launcher(8)
 
     def launcher_ms(launcher, args, kwargs):
@@ -239,3 +245,83 @@ def test_the_check_wraps_inductors_coordinate_descent_once():
     assert getattr(wrapped, "_rtf_wrapped", False)  # installed at import
     _torch_private.check_coordinate_descent(scheduler.keep_faster_tuning)
     assert CachingAutotuner.coordinate_descent_tuning is wrapped
+
+
+def test_a_start_not_timed_leaves_inductors_choice_even_where_the_walk_kept_its_start(check_now):
+    """Where the walk returned its start, ``others`` holds only Inductor's other configs: a start that cannot be timed
+    must leave the start (Inductor's choice), not the first of those."""
+    start, other = _Launcher(8), _Launcher(32)
+
+    def launcher_ms(launcher, args, kwargs):
+        if launcher.config == start.config:
+            raise torch.OutOfMemoryError("no room for the copies")
+        return 1e-3
+
+    autotuner = _Autotuner(configs=[start, other])
+    wrapped = _torch_private.checked_tuning(lambda self, launcher, *a, **k: launcher, scheduler.keep_faster_tuning,
+                                            launcher_ms)
+    assert wrapped(autotuner, start) is start and autotuner.saved == []
+
+
+@pytest.mark.parametrize("why", ["deterministic", "capturing"])
+def test_no_config_is_timed_in_deterministic_mode_or_during_a_capture(why, monkeypatch):
+    """Inductor's deterministic mode keeps a reduction's config (another would sum in another order); a first call
+    inside a CUDA-graph capture cannot time anything without breaking the capture."""
+    start, walk = _Launcher(8), _Launcher(16)
+    autotuner = _Autotuner(configs=[start, _Launcher(32)])
+    if why == "deterministic":
+        autotuner.deterministic_mode = True
+        monkeypatch.setattr(_torch_private, "_no_check_now", lambda args: "")
+    else:
+        monkeypatch.setattr(_torch_private, "_no_check_now", lambda args: "its first call is inside a capture")
+
+    def launcher_ms(launcher, args, kwargs):
+        raise AssertionError("timed")
+
+    wrapped = _torch_private.checked_tuning(lambda self, launcher, *a, **k: walk, scheduler.keep_faster_tuning,
+                                            launcher_ms)
+    assert wrapped(autotuner, start) is walk
+
+
+def test_configs_whose_binaries_were_dropped_are_compiled_again():
+    """torch 2.15 keeps only the autotuning's pick in ``compile_results``: the configs recorded before
+    (``record_autotuned_configs``) are compiled again, each once; one that fails to compile is left out."""
+    start, other, broken = _Launcher(8), _Launcher(32), _Launcher(64)
+
+    class Pruned(_Autotuner):
+        def __init__(self):
+            super().__init__(configs=[start])  # the pick's binary only
+            setattr(self, _torch_private._TUNED_CONFIGS, [start.config, other.config, broken.config])
+            self.lock, self.compiled = __import__("threading").Lock(), []
+
+        def _precompile_config(self, config):
+            if config == broken.config:
+                raise RuntimeError("out of resources")
+            self.compiled.append(config)
+            launcher = _Launcher(0)
+            launcher.config = config
+            return _CompileResult(launcher)
+
+    autotuner = Pruned()
+    configs = [launcher.config for launcher in _torch_private._config_launchers(autotuner)]
+    assert configs == [start.config, other.config] and autotuner.compiled == [other.config]
+
+
+def test_a_copy_for_timing_keeps_the_layout_the_kernel_was_compiled_for():
+    """A slice of a wider buffer and an output at a row stride wider than its rows (a ``torch.cat`` buffer): the copy
+    has the same sizes, strides and storage offset, so the kernel's strided accesses stay inside it, and the same
+    values; ``clone()`` would pack them."""
+    from reduction_transpose_fusion.runtime.benchmarking import copy_args
+
+    wide = torch.randn(64, 96)
+    for tensor in (wide[:, :48], wide[8:, 16:].t()):
+        copy, = copy_args([tensor])
+        assert (copy.shape, copy.stride(), copy.storage_offset()) == (tensor.shape, tensor.stride(),
+                                                                      tensor.storage_offset())
+        assert torch.equal(copy, tensor)
+        assert copy.untyped_storage().data_ptr() != tensor.untyped_storage().data_ptr()
+        last = tensor.storage_offset() + sum((n - 1) * s for n, s in zip(tensor.shape, tensor.stride()))
+        assert copy.untyped_storage().nbytes() >= (last + 1) * tensor.element_size()
+    empty, = copy_args([torch.empty(0, 4)])
+    assert empty.shape == (0, 4)
+    assert copy_args([3, "x"]) == [3, "x"]
