@@ -649,11 +649,8 @@ def checked_tuning(current: Callable, choose: Callable[[str, Any, list, Callable
         if why := _no_check_now(args):
             log.info("%s: coordinate descent's config kept unchecked: %s", name, why)
             return tuned
-        others, seen = [], [launcher.config]
-        for one in (tuned, *_config_launchers(self)):
-            if not any(one.config == config for config in seen):
-                others.append(one)
-                seen.append(one.config)
+        others = [tuned] if tuned.config != launcher.config else []
+        others += _config_launchers(self, [one.config for one in (launcher, *others)])
         if not others:
             return tuned
         chosen = choose(name, launcher, others, lambda one: launcher_ms(one, args, kwargs))
@@ -706,19 +703,22 @@ def record_autotuned_configs() -> None:
     cls.autotune_to_one_config = autotune_to_one_config  # type: ignore[method-assign]
 
 
-def _config_launchers(autotuner: Any) -> list:
-    """Launchers of each config a ``CachingAutotuner`` compared in its autotuning: from the binaries its precompile
-    kept (``compile_results``, torch 2.11), else compiled again from the configs :func:`record_autotuned_configs`
-    recorded, as Inductor's coordinate descent compiles each config it tries (``_precompile_config``; Triton's cache
-    holds their binaries).  A config whose launcher cannot be made is left out, and logged."""
-    results = list(getattr(autotuner, "compile_results", None) or ())
-    kept = {id(result.config) for result in results}
-    makers = [result.make_launcher for result in results]
+def _config_launchers(autotuner: Any, skip: list) -> list:
+    """Launchers of each config a ``CachingAutotuner`` compared in its autotuning, each config once and none of
+    ``skip``'s: from the binaries its precompile kept (``compile_results``, torch 2.11), else compiled again from the
+    configs :func:`record_autotuned_configs` recorded, as Inductor's coordinate descent compiles each config it tries
+    (``_precompile_config``; Triton's cache holds their binaries).  A config whose launcher cannot be made is left
+    out, and logged."""
+    seen, makers = list(skip), []
+    for result in getattr(autotuner, "compile_results", None) or ():
+        makers.append((result.config, result.make_launcher))
     for config in getattr(autotuner, _TUNED_CONFIGS, ()):
-        if id(config) not in kept and not any(config == result.config for result in results):
-            makers.append(lambda config=config: _compiled_launcher(autotuner, config))
+        makers.append((config, lambda config=config: _compiled_launcher(autotuner, config)))
     launchers = []
-    for make in makers:
+    for config, make in makers:
+        if any(config == other for other in seen):
+            continue
+        seen.append(config)
         try:
             launchers.append(make())
         except Exception as error:  # that config is not timed again

@@ -10,6 +10,7 @@ the package), a row reduction that stores nothing transposed, and a transposed c
 from __future__ import annotations
 
 import re
+import threading
 
 import pytest
 import torch
@@ -285,14 +286,15 @@ def test_no_config_is_timed_in_deterministic_mode_or_during_a_capture(why, monke
 
 def test_configs_whose_binaries_were_dropped_are_compiled_again():
     """torch 2.15 keeps only the autotuning's pick in ``compile_results``: the configs recorded before
-    (``record_autotuned_configs``) are compiled again, each once; one that fails to compile is left out."""
+    (``record_autotuned_configs``) are compiled again, each once and none already timed (``skip``); one that fails to
+    compile is left out."""
     start, other, broken = _Launcher(8), _Launcher(32), _Launcher(64)
 
     class Pruned(_Autotuner):
         def __init__(self):
             super().__init__(configs=[start])  # the pick's binary only
             setattr(self, _torch_private._TUNED_CONFIGS, [start.config, other.config, broken.config])
-            self.lock, self.compiled = __import__("threading").Lock(), []
+            self.lock, self.compiled = threading.Lock(), []
 
         def _precompile_config(self, config):
             if config == broken.config:
@@ -303,8 +305,11 @@ def test_configs_whose_binaries_were_dropped_are_compiled_again():
             return _CompileResult(launcher)
 
     autotuner = Pruned()
-    configs = [launcher.config for launcher in _torch_private._config_launchers(autotuner)]
+    configs = [launcher.config for launcher in _torch_private._config_launchers(autotuner, [])]
     assert configs == [start.config, other.config] and autotuner.compiled == [other.config]
+    autotuner.compiled.clear()
+    assert _torch_private._config_launchers(autotuner, [start.config, other.config]) == []
+    assert autotuner.compiled == []  # nothing compiled for a config already timed
 
 
 def test_a_copy_for_timing_keeps_the_layout_the_kernel_was_compiled_for():
