@@ -36,6 +36,18 @@ STOCK = {"reduction_transpose_fusion": False}
 FRESH = {"fx_graph_cache": False, "autotune_local_cache": False}
 
 
+def forget_compiled_kernels() -> None:
+    """Drop Inductor's in-memory cache of compiled Triton kernels (``async_compile.CompiledTritonKernels``, keyed by
+    the kernel's source), so that the next compile builds and autotunes its kernels anew.  Without it a second compile
+    of the same graph in one process gets the first one's kernel objects back, with the launcher Inductor's
+    benchmark already picked, and two compiles of stock repeat its pick: their spread, the noise a loss is judged
+    against, leaves out how Inductor's own autotuning varies from compile to compile.  Kernels already compiled and
+    captured keep working (their objects live on); Triton's on-disk cache still saves the compiles."""
+    from torch._inductor.async_compile import CompiledTritonKernels
+
+    CompiledTritonKernels.cache_clear()
+
+
 @dataclasses.dataclass
 class Case:
     """One row of ``benchmarks/cases.csv``."""
@@ -65,6 +77,7 @@ def compile_fn(fn: Callable, inputs: list[torch.Tensor], options: dict, row_dims
     (``torch._dynamo.mark_dynamic``; a dim of size 0 or 1, which Dynamo specializes, stays static), as a training
     job whose token count varies gets after its first recompile; ``None``: every size static."""
     torch._dynamo.reset()  # each case compiles from scratch (and never hits the recompile limit)
+    forget_compiled_kernels()  # ... and autotunes its kernels anew
     if row_dims:
         for t, dims in zip(inputs, row_dims):
             if dims := [d for d in dims if t.shape[d] > 1]:

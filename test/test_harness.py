@@ -1,4 +1,5 @@
-"""The benchmark harness's dynamic-N mode (``python -m benchmarks.run --dynamic-rows``), on the fake H200."""
+"""The benchmark harness: its dynamic-N mode (``python -m benchmarks.run --dynamic-rows``), on the fake H200, and its
+fresh compiles."""
 
 from __future__ import annotations
 
@@ -27,3 +28,15 @@ def test_dynamic_rows_compiles_n_symbolic_and_still_fuses(family):
     assert "N=4096" in static["decisions"], static["decisions"]
     assert dynamic["kernels_fused"] == static["kernels_fused"] == 1
     assert dynamic["kernels_stock"] > 1
+
+
+def test_forget_compiled_kernels_leaves_no_kernel_for_the_next_compile_to_reuse():
+    """A kernel compiled before :func:`harness.forget_compiled_kernels` is not handed to the next compile of the same
+    source (which would reuse its autotuned launcher: two stock compiles would then repeat one pick)."""
+    from torch._inductor.async_compile import CompiledTritonKernels
+
+    source = "# the source of a kernel compiled by an earlier compile\n"
+    CompiledTritonKernels.save(source, object())
+    assert CompiledTritonKernels.get(source) is not None
+    harness.forget_compiled_kernels()
+    assert CompiledTritonKernels.get(source) is None
