@@ -88,6 +88,9 @@ def main(argv=None) -> None:
                              "<suite>-dynamic")
     parser.add_argument("--out", type=pathlib.Path, default=HERE / "results", help="where to write JSON/CSV")
     args = parser.parse_args(argv)
+    suites = {"models"} | {tag for tags in pd.read_csv(HERE / "cases.csv")["suites"] for tag in tags.split()}
+    if args.suite not in suites:
+        parser.error(f"--suite {args.suite}: not a suite; the suites are {', '.join(sorted(suites))}")
 
     if args.suite == "models":
         if HAS_GPU:
@@ -96,6 +99,8 @@ def main(argv=None) -> None:
               "(kernels stock -> fused and the decisions); timings need a GPU.")
         args.suite = "main"
     cases = load_cases(args.suite, args.names)
+    if not cases:
+        parser.error(f"--names {' '.join(args.names)}: no case of the {args.suite} suite matches")
     if not HAS_GPU and args.suite != "main":
         print("No GPU: running codegen only on a fake H200 (kernel counts and decisions); timings need a GPU.")
     meta = provenance(args.suite + ("-forced" if args.force else "") + ("-dynamic" if args.dynamic_rows else ""))
@@ -126,6 +131,9 @@ def run_steps(patterns: list[str], out: pathlib.Path) -> None:
 
     meta = provenance("models")
     chosen = [s for s in steps.STEPS if not patterns or any(fnmatch.fnmatch(s.name, p) for p in patterns)]
+    if not chosen:
+        raise SystemExit(f"--steps {' '.join(patterns)}: no step matches; the steps are "
+                         f"{', '.join(s.name for s in steps.STEPS)}")
     stem = out / f"{meta['date']}-{_gpu_tag(meta)}-models"
     out.mkdir(parents=True, exist_ok=True)
     rows, kernels = [], []

@@ -35,7 +35,7 @@ from .fx_passes.reduction_transpose import (FLAGGED_DTYPES, META_KEY, VECTOR_MUL
                                            heavy_producer, package_hash, predicted_column_tile_us, predicted_estimate,
                                            row_symbol, row_tile_grid_available, separate_allowed, vector_rows)
 from .fx_passes import profitability
-from .runtime.triton_heuristics import (MAX_RSPLIT, LaunchConfig, WorkspaceBoundError, changed_overrides, column_tile,
+from .runtime.triton_heuristics import (MAX_RSPLIT, LaunchBoundError, LaunchConfig, changed_overrides, column_tile,
                                         even_rsplit, heavy_kernel, launch_config, wide_fp8_cast)
 from .select_algorithm import (STOCK_LAUNCH, autotune_candidates, candidate_override, prediction_wanted,
                                record_prediction)
@@ -112,7 +112,7 @@ class ReductionTransposeChoices(InductorChoices):
             kernel = dataclasses.replace(kernel, vector=kernel.vector | {"row_tile_grid": False})  # flagged words
         try:
             launch = _launch(names, features, kernel, cols, rows, override)
-        except WorkspaceBoundError as e:
+        except LaunchBoundError as e:
             if e.from_override:
                 raise
             log.info("skip %s: %s; Inductor's own launch of the unsplit reduction", names, e)
@@ -317,7 +317,7 @@ def _kernel_inputs(features, sites: list[Site]) -> _Kernel:
 def _launch(names, features, kernel: _Kernel, cols, rows, override) -> LaunchConfig:
     """The launch for the fused kernel: :func:`launch_config`'s, then the kernel's constraints (a finish in
     chunks only for one reduction loop of sum, max or min; a grid-barrier finish's co-residency).  Raises
-    :class:`WorkspaceBoundError` as :func:`launch_config` does."""
+    :class:`LaunchBoundError` as :func:`launch_config` does."""
     no_grid, static_rows = kernel.no_grid, kernel.static_rows
     launch = kernel.launch(cols, rows, override)
     if no_grid and launch.tiles_per_program and not static_rows:

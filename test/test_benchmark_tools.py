@@ -390,3 +390,17 @@ def test_an_inductor_option_runs_the_step_off_and_on_with_it_set():
     for bad in ("realize_opcount_threshold", "=8", "realize_opcount_threshold=eight"):
         with pytest.raises(ValueError):
             lab_steps.inductor_variants([bad])
+
+
+@pytest.mark.parametrize("argv,says", [(["--suite", "bogus"], "--suite bogus: not a suite; the suites are"),
+                                       (["--suite", "main", "--names", "no-such-case-*"],
+                                        "no case of the main suite matches")])
+def test_the_main_job_refuses_a_suite_or_case_pattern_that_names_nothing(argv, says, capsys):
+    """An unknown suite, or case patterns that match no case, end the main job with a usage error (exit 2) before
+    anything is compiled or written, naming what was asked."""
+    from benchmarks import run
+
+    with pytest.raises(SystemExit) as ended:
+        run.main(argv + ["--out", "/nonexistent/never-written"])
+    assert ended.value.code == 2
+    assert says in capsys.readouterr().err

@@ -37,7 +37,7 @@ from torch._logging import trace_structured
 from torch.fx.experimental.symbolic_shapes import statically_known_true
 
 from .. import _torch_private, config
-from ..runtime.triton_heuristics import (TRANSCENDENTAL, LaunchConfig, WorkspaceBoundError, column_tile,
+from ..runtime.triton_heuristics import (TRANSCENDENTAL, LaunchBoundError, LaunchConfig, column_tile,
                                         launch_config, wide_fp8_cast)
 from . import profitability, realize_scales, saturating_casts
 
@@ -440,10 +440,10 @@ def skip_reason(site: Site, row_tiles: bool = False, reductions: int = 1) -> Opt
                 "reduction_transpose_fusion_profitability=False overrides)")
     try:
         launch = predicted_launch(site, reductions, row_tiles)
-    except WorkspaceBoundError as e:
+    except LaunchBoundError as e:
         if e.from_override:
             raise
-        return f"its launch would exceed the workspace bound: {e}"
+        return f"its launch would exceed a bound of the fused kernel: {e}"
     if wide and launch.RSPLIT > 1 and site.hints[0] < WIDE_PRODUCER_MIN_ROWS:
         return (f"stock already emits one unsplit kernel that reads x once (C={site.hints[1]} is wide), and the fused "
                 f"launch would split N={site.hints[0]} < {WIDE_PRODUCER_MIN_ROWS} rows over RSPLIT={launch.RSPLIT} "
@@ -480,7 +480,7 @@ def _moved(site: Site) -> int:
 
 def predicted_launch(site: Site, reductions: int, row_tiles: bool) -> LaunchConfig:
     """The launch :func:`launch_config` would choose for ``site``'s kernel as far as the graph tells (``choices``
-    computes the real one from Inductor's kernel).  Raises :class:`WorkspaceBoundError` as it does."""
+    computes the real one from Inductor's kernel).  Raises :class:`LaunchBoundError` as it does."""
     rows, cols = site.hints
     moved = _moved(site)
     static_rows, static_cols = site.rows.is_number, site.cols.is_number

@@ -279,6 +279,9 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
     Raises:
         ValueError: if a size is not positive, or the tile (override blocks included) is larger than one Triton
             tensor.  The override's own values are checked where it is parsed (``config.launch_override``).
+        LaunchBoundError: if the tile gives a thread more than :data:`MAX_ELEMENTS_PER_THREAD` elements
+            (:func:`check_tile`), or the partials exceed the workspace bound (:class:`WorkspaceBoundError`,
+            :func:`check_workspace`).
     """
     if cols < 1 or rows < 1 or num_sms < 1 or not 1 <= narrowest <= widest:
         raise ValueError(f"launch_config needs positive sizes, got cols={cols} rows={rows} num_sms={num_sms} "
@@ -389,6 +392,7 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
         evict_first=not (persistent or row_tile_grid) and bool(override.get(
             "EVICT_FIRST", rows * cols * moved < NO_EVICT_FIRST_MIN_MOVED_BYTES or (wide and not static_rows))),
     )
+    check_tile(launch, override)
     check_workspace(launch, rows, cols, widest, reductions, override)
     notes = _override_notes(override, launch, rows, budget_rsplit, persistent, asked_static_rows, grid_allowed)
     return dataclasses.replace(launch, notes=notes)
@@ -485,14 +489,44 @@ def workspace_bound(rows: int, cols: int, widest: int, reductions: int) -> int:
                MIN_WORKSPACE_BOUND_BYTES)
 
 
-class WorkspaceBoundError(ValueError):
-    """A launch whose partials and semaphore words exceed :func:`workspace_bound`; ``from_override`` tells whether
+class LaunchBoundError(ValueError):
+    """A launch past a bound the fused kernel keeps: its partials' workspace (:class:`WorkspaceBoundError`) or its
+    tile's elements a thread (:func:`check_tile`); ``from_override`` tells whether
     ``reduction_transpose_fusion_launch_config`` asked for it (an error for the user) or the rules chose it (the
     caller falls back to Inductor's own launch)."""
 
     def __init__(self, message: str, from_override: bool) -> None:
         super().__init__(message)
         self.from_override = from_override
+
+
+class WorkspaceBoundError(LaunchBoundError):
+    """A launch whose partials and semaphore words exceed :func:`workspace_bound`."""
+
+
+# The most tile elements a thread of the fused kernel may hold: the rules' largest tile (BIG_TILE_XBLOCK x
+# BIG_TILE_R0_BLOCK on NUM_WARPS warps), 128 fp32 registers of tile data of a thread's 255.  Past it the tile spills
+# to local memory, and ptxas's time grows with the spill: an override of 1024 x 1024 on one warp (32768 elements a
+# thread) had not finished compiling for sm_90a after 10 minutes (CPU, 2026-12-07).
+MAX_ELEMENTS_PER_THREAD = BIG_TILE_XBLOCK * BIG_TILE_R0_BLOCK // (32 * NUM_WARPS)
+
+
+def check_tile(launch: LaunchConfig, override: dict[str, int]) -> None:
+    """Refuse a launch whose ``XBLOCK x R0_BLOCK`` tile gives a thread of its ``num_warps`` more than
+    :data:`MAX_ELEMENTS_PER_THREAD` elements.
+
+    Raises:
+        LaunchBoundError: naming the tile, the warps and the override keys that set them (none: the rules chose it).
+    """
+    per_thread = launch.XBLOCK * launch.R0_BLOCK // (32 * launch.num_warps)
+    if per_thread <= MAX_ELEMENTS_PER_THREAD:
+        return
+    asked = {k: override[k] for k in ("XBLOCK", "R0_BLOCK", "num_warps", "TILES_PER_PROGRAM", "RSPLIT") if k in override}
+    source = (f"reduction_transpose_fusion_launch_config asks for {asked}" if asked else "the launch rules chose it")
+    raise LaunchBoundError(f"the fused launch's tile XBLOCK x R0_BLOCK = {launch.XBLOCK} x {launch.R0_BLOCK} on "
+                           f"{launch.num_warps} warp(s) gives each thread {per_thread} elements, more than "
+                           f"{MAX_ELEMENTS_PER_THREAD} (the largest tile of the launch rules; past it the tile spills "
+                           f"and compiles slowly): fewer elements or more warps; {source}", from_override=bool(asked))
 
 
 def check_workspace(launch: LaunchConfig, rows: int, cols: int, widest: int, reductions: int,

@@ -80,6 +80,27 @@ def test_an_override_that_needs_more_workspace_than_the_bound_is_refused_naming_
             "partials and 1048576 bytes); reduction_transpose_fusion_launch_config asks for {'RSPLIT': 100000}") in text
 
 
+@pytest.mark.parametrize("launch,dtype,per_thread", [("XBLOCK=1024,R0_BLOCK=1024,num_warps=1", torch.float32, 32768),
+                                                     ("num_warps=1", torch.bfloat16, 256)])  # the rules' 64 x 128 tile
+def test_an_override_whose_tile_gives_a_thread_more_than_the_bound_is_refused_naming_it(launch, dtype, per_thread):
+    """A tile the H200 cannot hold in registers (ptxas did not finish compiling 1024 x 1024 on one warp in 10
+    minutes) is refused when the graph compiles, naming the elements a thread and the override."""
+    with pytest.raises(Exception) as err:
+        _fuse((4096, 1024), launch, dtype)
+    text = str(err.value)
+    assert f"gives each thread {per_thread} elements, more than {triton_heuristics.MAX_ELEMENTS_PER_THREAD}" in text
+    assert "reduction_transpose_fusion_launch_config asks for {" in text and "'num_warps': 1" in text
+
+
+def test_the_largest_tile_the_rules_give_is_within_the_elements_a_thread_bound():
+    """The bound refuses no launch the rules choose: their largest tile, 128 x 128 on 4 warps, is at it."""
+    launch = triton_heuristics.launch_config(4096, 4096, 2, 2, 132, {"XBLOCK": 128, "R0_BLOCK": 128})
+    assert launch.XBLOCK * launch.R0_BLOCK // (32 * launch.num_warps) == triton_heuristics.MAX_ELEMENTS_PER_THREAD
+    with pytest.raises(triton_heuristics.LaunchBoundError) as err:
+        triton_heuristics.launch_config(4096, 4096, 2, 2, 132, {"XBLOCK": 256, "R0_BLOCK": 128})
+    assert err.value.from_override
+
+
 def test_the_launch_rules_stay_within_the_workspace_bound():
     """The bound refuses only overrides: every launch the rules choose, over shapes from 3 rows to 12M, fits it."""
     for rows, cols, (narrowest, widest), reductions, static, grid, ops in itertools.product(
