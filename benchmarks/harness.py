@@ -37,14 +37,19 @@ FRESH = {"fx_graph_cache": False, "autotune_local_cache": False}
 
 
 def forget_compiled_kernels() -> None:
-    """Drop Inductor's in-memory cache of compiled Triton kernels (``async_compile.CompiledTritonKernels``, keyed by
-    the kernel's source), so that the next compile builds and autotunes its kernels anew.  Without it a second compile
-    of the same graph in one process gets the first one's kernel objects back, with the launcher Inductor's
-    benchmark already picked, and two compiles of stock repeat its pick: their spread, the noise a loss is judged
-    against, leaves out how Inductor's own autotuning varies from compile to compile.  Kernels already compiled and
-    captured keep working (their objects live on); Triton's on-disk cache still saves the compiles."""
+    """Drop Inductor's in-memory caches of compiled Triton kernels, so that the next compile builds and autotunes its
+    kernels anew.  A kernel compiled in this process (where Inductor's compile workers are not ready yet, or with one
+    compile thread) is loaded through ``PyCodeCache.load``, which keeps one module per source: a second compile of the
+    same graph got the first one's kernel object back, with the launcher Inductor's benchmark had already picked, so
+    two compiles of stock could repeat one pick, and their spread (the noise a loss is judged against) would leave
+    out how Inductor's own autotuning varies from compile to compile.  Kernels compiled by the workers arrive as new objects;
+    ``CompiledTritonKernels`` holds only compiles in flight.  Both are dropped (``PyCodeCache.modules``, which
+    :func:`registers_since` counts, is kept).  Kernels already captured keep working; Triton's on-disk cache still
+    saves the compiles."""
     from torch._inductor.async_compile import CompiledTritonKernels
+    from torch._inductor.codecache import PyCodeCache
 
+    PyCodeCache.modules_no_attr.clear()
     CompiledTritonKernels.cache_clear()
 
 

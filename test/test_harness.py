@@ -31,12 +31,12 @@ def test_dynamic_rows_compiles_n_symbolic_and_still_fuses(family):
 
 
 def test_forget_compiled_kernels_leaves_no_kernel_for_the_next_compile_to_reuse():
-    """A kernel compiled before :func:`harness.forget_compiled_kernels` is not handed to the next compile of the same
-    source (which would reuse its autotuned launcher: two stock compiles would then repeat one pick)."""
-    from torch._inductor.async_compile import CompiledTritonKernels
+    """A kernel module loaded before :func:`harness.forget_compiled_kernels` is not handed to the next load of the
+    same source (whose kernel object would carry the launcher the first compile autotuned), while without it it is."""
+    from torch._inductor.codecache import PyCodeCache
 
-    source = "# the source of a kernel compiled by an earlier compile\n"
-    CompiledTritonKernels.save(source, object())
-    assert CompiledTritonKernels.get(source) is not None
+    source = "KERNEL = object()  # stands for a compiled kernel and its autotuned launcher\n"
+    first = PyCodeCache.load(source).KERNEL
+    assert PyCodeCache.load(source).KERNEL is first  # what a second compile got before
     harness.forget_compiled_kernels()
-    assert CompiledTritonKernels.get(source) is None
+    assert PyCodeCache.load(source).KERNEL is not first
