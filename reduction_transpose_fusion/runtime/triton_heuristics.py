@@ -387,7 +387,9 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
                                    and tiles_per_program != 1))
                       and not row_tile_grid,  # its kernel has no loop
         row_tile_grid=row_tile_grid,
-        int32_sizes=bool(override.get("INT32_SIZES", not static_rows and reductions > 1 and not wide)),
+        # with N and C static the kernel has no size argument to cast (an override's INT32_SIZES=1 is noted)
+        int32_sizes=bool(override.get("INT32_SIZES", not static_rows and reductions > 1 and not wide))
+                    and not (asked_static_rows and static_cols),
         shift_last_tile=bool(override.get("SHIFT_LAST_TILE", row_tile_grid and narrowest > 1)) and row_tile_grid,
         evict_first=not (persistent or row_tile_grid) and bool(override.get(
             "EVICT_FIRST", rows * cols * moved < NO_EVICT_FIRST_MIN_MOVED_BYTES or (wide and not static_rows))),
@@ -436,6 +438,7 @@ def _override_notes(override: dict[str, int], launch: LaunchConfig, rows: int, b
         "ROW_TILE_GRID": (int(launch.row_tile_grid), grid_why),
         "PREFETCH": (int(launch.prefetch), "the row-tile grid's kernel has no row loop to prefetch"),
         "SHIFT_LAST_TILE": (int(launch.shift_last_tile), "only the row-tile grid's kernel has a last tile to shift"),
+        "INT32_SIZES": (int(launch.int32_sizes), "N and C are static: the kernel has no size argument to cast"),
         "EVICT_FIRST": (int(launch.evict_first), "the persistent and the row-tile grid's kernels' loads take no "
                         "evict_first hint"),
     }

@@ -376,6 +376,17 @@ def test_int32_sizes_and_the_shifted_last_tile_where_measured(cols, rows, narrow
     assert "int32_sizes" not in cfg.as_dict() and "shift_last_tile" not in cfg.as_dict()
 
 
+def test_int32_sizes_asked_with_n_and_c_static_is_noted_and_not_taken():
+    """Static N and C leave the kernel no size argument to cast: INT32_SIZES=1 is not taken, and the note says why;
+    with a dynamic C the override stands."""
+    cfg = th.launch_config(768, 25216, 4, 4, H200_SMS, {"INT32_SIZES": 1}, reductions=2, ops=1)
+    assert not cfg.int32_sizes
+    assert cfg.notes == ("INT32_SIZES=1 -> 0: N and C are static: the kernel has no size argument to cast",)
+    dynamic_c = th.launch_config(768, 25216, 4, 4, H200_SMS, {"INT32_SIZES": 1}, reductions=2, ops=1,
+                                 static_cols=False)
+    assert dynamic_c.int32_sizes and not dynamic_c.notes
+
+
 def test_partials_budget_counts_the_input_bytes():
     # fp32 -> fp8 on a small input: the budget goes by the 4-byte input, not the 1-byte output, which would allow 10
     # (sweep-f5: 16 splits ran at 1.03x SOL, 5 at 1.17x)
