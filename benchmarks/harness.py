@@ -37,15 +37,16 @@ FRESH = {"fx_graph_cache": False, "autotune_local_cache": False}
 
 
 def forget_compiled_kernels() -> None:
-    """Drop Inductor's in-memory caches of compiled Triton kernels, so that the next compile builds and autotunes its
+    """Drop Inductor's in-memory caches of compiled Triton kernels, so that the next compile builds and tunes its
     kernels anew.  A kernel compiled in this process (where Inductor's compile workers are not ready yet, or with one
-    compile thread) is loaded through ``PyCodeCache.load``, which keeps one module per source: a second compile of the
-    same graph got the first one's kernel object back, with the launcher Inductor's benchmark had already picked, so
-    two compiles of stock could repeat one pick, and their spread (the noise a loss is judged against) would leave
-    out how Inductor's own autotuning varies from compile to compile.  Kernels compiled by the workers arrive as new objects;
-    ``CompiledTritonKernels`` holds only compiles in flight.  Both are dropped (``PyCodeCache.modules``, which
-    :func:`registers_since` counts, is kept).  Kernels already captured keep working; Triton's on-disk cache still
-    saves the compiles."""
+    compile thread) is loaded through ``PyCodeCache.load``, which keeps one module per source, so a second compile of
+    the same graph got the first one's kernel object back.  For a kernel of several configs that costs nothing (its
+    launchers are rebuilt, and the first call benchmarks them again); but a kernel of one config that coordinate
+    descent tuned keeps its tuned launcher and skips the tuning: two compiles of a site whose kernel the package has
+    Inductor tune (``scheduler.tuned_by_coordinate_descent``) would share that kernel's walk.  ``CompiledTritonKernels``
+    holds only compiles in flight (Inductor clears it around every compile); it is dropped too.
+    ``PyCodeCache.modules``, which :func:`registers_since` counts, is kept (it grows by a module per compile).
+    Kernels already captured keep working; Triton's on-disk cache still saves the compiles."""
     from torch._inductor.async_compile import CompiledTritonKernels
     from torch._inductor.codecache import PyCodeCache
 
@@ -82,7 +83,7 @@ def compile_fn(fn: Callable, inputs: list[torch.Tensor], options: dict, row_dims
     (``torch._dynamo.mark_dynamic``; a dim of size 0 or 1, which Dynamo specializes, stays static), as a training
     job whose token count varies gets after its first recompile; ``None``: every size static."""
     torch._dynamo.reset()  # each case compiles from scratch (and never hits the recompile limit)
-    forget_compiled_kernels()  # ... and autotunes its kernels anew
+    forget_compiled_kernels()  # ... and tunes its kernels anew
     if row_dims:
         for t, dims in zip(inputs, row_dims):
             if dims := [d for d in dims if t.shape[d] > 1]:

@@ -131,9 +131,10 @@ def run_steps(patterns: list[str], out: pathlib.Path) -> None:
 
     meta = provenance("models")
     chosen = [s for s in steps.STEPS if not patterns or any(fnmatch.fnmatch(s.name, p) for p in patterns)]
-    if not chosen:
-        raise SystemExit(f"--steps {' '.join(patterns)}: no step matches; the steps are "
-                         f"{', '.join(s.name for s in steps.STEPS)}")
+    if not chosen:  # a usage error, as argparse ends one: the message on stderr, exit status 2
+        print(f"--steps {' '.join(patterns)}: no step matches; the steps are "
+              f"{', '.join(s.name for s in steps.STEPS)}", file=sys.stderr)
+        raise SystemExit(2)
     stem = out / f"{meta['date']}-{_gpu_tag(meta)}-models"
     out.mkdir(parents=True, exist_ok=True)
     rows, kernels = [], []

@@ -188,7 +188,7 @@ def compile_variant(step: Step, options: dict) -> dict[str, Any]:
     :data:`LOSS_STEPS` + :data:`WARMUP_STEPS` steps: its first losses, compile seconds, kernel count, decisions, and
     ``train_step``."""
     model, batch, loss_fn = step.build()
-    harness.forget_compiled_kernels()  # the "off again" compile autotunes its kernels anew, as "off" did
+    harness.forget_compiled_kernels()  # the "off again" compile tunes its kernels anew, as "off" did
     compiled = torch.compile(model, options=options | step.options | harness.FRESH)
     optimizer = torch.optim.SGD(model.parameters(), lr=LR)
 
