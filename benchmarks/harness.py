@@ -43,15 +43,13 @@ def forget_compiled_kernels() -> None:
     the same graph got the first one's kernel object back.  For a kernel of several configs that costs nothing (its
     launchers are rebuilt, and the first call benchmarks them again); but a kernel of one config that coordinate
     descent tuned keeps its tuned launcher and skips the tuning: two compiles of a site whose kernel the package has
-    Inductor tune (``scheduler.tuned_by_coordinate_descent``) would share that kernel's walk.  ``CompiledTritonKernels``
-    holds only compiles in flight (Inductor clears it around every compile); it is dropped too.
+    Inductor tune (``scheduler.tuned_by_coordinate_descent``) would share that kernel's walk.  (``CompiledTritonKernels``
+    needs nothing: it holds only compiles in flight, and Inductor clears it around every compile.)
     ``PyCodeCache.modules``, which :func:`registers_since` counts, is kept (it grows by a module per compile).
     Kernels already captured keep working; Triton's on-disk cache still saves the compiles."""
-    from torch._inductor.async_compile import CompiledTritonKernels
     from torch._inductor.codecache import PyCodeCache
 
     PyCodeCache.modules_no_attr.clear()
-    CompiledTritonKernels.cache_clear()
 
 
 @dataclasses.dataclass

@@ -32,10 +32,11 @@ def test_dynamic_rows_compiles_n_symbolic_and_still_fuses(family):
 
 def test_forget_compiled_kernels_leaves_no_kernel_for_the_next_compile_to_reuse():
     """A kernel module loaded before :func:`harness.forget_compiled_kernels` is not handed to the next load of the
-    same source (whose kernel object would carry the launcher the first compile autotuned), while without it it is."""
+    same source (whose kernel object, for a one-config kernel, would carry the launcher coordinate descent tuned in the
+    first compile), while without it it is."""
     from torch._inductor.codecache import PyCodeCache
 
-    source = "KERNEL = object()  # stands for a compiled kernel and its autotuned launcher\n"
+    source = "KERNEL = object()  # stands for a compiled kernel and its tuned launcher\n"
     first = PyCodeCache.load(source).KERNEL
     assert PyCodeCache.load(source).KERNEL is first  # what a second compile got before
     harness.forget_compiled_kernels()
