@@ -367,12 +367,11 @@ def launch_config(cols: int, rows: int, narrowest: int, widest: int, num_sms: in
             and warps == NUM_WARPS and rows * cols * moved >= BIG_TILE_MIN_MOVED_BYTES):
         xblock = min(BIG_TILE_XBLOCK, max(MIN_BLOCK, next_power_of_2(cols)))
     if xblock * rblock > TRITON_MAX_TENSOR_NUMEL:  # after the persistent tile, whose rows can outgrow R0_BLOCK
-        asked = {k: override[k] for k in ("XBLOCK", "R0_BLOCK", "TILES_PER_PROGRAM", "RSPLIT") if k in override}
+        source, _ = _who_chose(override, ("XBLOCK", "R0_BLOCK", "TILES_PER_PROGRAM", "RSPLIT"))
         raise ValueError(f"XBLOCK x R0_BLOCK = {xblock} x {rblock} = {xblock * rblock} elements exceeds Triton's "
                          f"largest tensor ({TRITON_MAX_TENSOR_NUMEL})"
                          + ("; with one row tile a program R0_BLOCK is the program's rows, ceil(N / RSPLIT) to the "
-                            "next power of two" if persistent else "")
-                         + (f" (reduction_transpose_fusion_launch_config asks for {asked})" if asked else ""))
+                            "next power of two" if persistent else "") + f"; {source}")
     launch = LaunchConfig(
         XBLOCK=xblock,
         R0_BLOCK=rblock,
@@ -492,6 +491,15 @@ def workspace_bound(rows: int, cols: int, widest: int, reductions: int) -> int:
                MIN_WORKSPACE_BOUND_BYTES)
 
 
+def _who_chose(override: dict[str, int], keys: tuple[str, ...]) -> tuple[str, bool]:
+    """Who set a refused launch, for its error: "reduction_transpose_fusion_launch_config asks for {...}" with those of
+    ``keys`` that ``override`` sets, or "the launch rules chose it"; and whether the override set any of them."""
+    asked = {k: override[k] for k in keys if k in override}
+    if asked:
+        return f"reduction_transpose_fusion_launch_config asks for {asked}", True
+    return "the launch rules chose it", False
+
+
 class LaunchBoundError(ValueError):
     """A launch past a bound the fused kernel keeps: its partials' workspace (:class:`WorkspaceBoundError`) or its
     tile's elements a thread (:func:`check_tile`); ``from_override`` tells whether
@@ -524,12 +532,11 @@ def check_tile(launch: LaunchConfig, override: dict[str, int]) -> None:
     per_thread = launch.XBLOCK * launch.R0_BLOCK // (32 * launch.num_warps)
     if per_thread <= MAX_ELEMENTS_PER_THREAD:
         return
-    asked = {k: override[k] for k in ("XBLOCK", "R0_BLOCK", "num_warps", "TILES_PER_PROGRAM", "RSPLIT") if k in override}
-    source = (f"reduction_transpose_fusion_launch_config asks for {asked}" if asked else "the launch rules chose it")
+    source, asked = _who_chose(override, ("XBLOCK", "R0_BLOCK", "num_warps", "TILES_PER_PROGRAM", "RSPLIT"))
     raise LaunchBoundError(f"the fused launch's tile XBLOCK x R0_BLOCK = {launch.XBLOCK} x {launch.R0_BLOCK} on "
                            f"{launch.num_warps} warp(s) gives each thread {per_thread} elements, more than "
                            f"{MAX_ELEMENTS_PER_THREAD} (the largest tile of the launch rules; past it the tile spills "
-                           f"and compiles slowly): fewer elements or more warps; {source}", from_override=bool(asked))
+                           f"and compiles slowly): fewer elements or more warps; {source}", from_override=asked)
 
 
 def check_workspace(launch: LaunchConfig, rows: int, cols: int, widest: int, reductions: int,
@@ -546,13 +553,11 @@ def check_workspace(launch: LaunchConfig, rows: int, cols: int, widest: int, red
     bound = workspace_bound(rows, cols, widest, reductions)
     if need <= bound:
         return
-    asked = {k: override[k] for k in ("RSPLIT", "TILES_PER_PROGRAM", "R0_BLOCK") if k in override}
-    source = (f"reduction_transpose_fusion_launch_config asks for {asked}" if asked else
-              "the launch rules chose it")
+    source, asked = _who_chose(override, ("RSPLIT", "TILES_PER_PROGRAM", "R0_BLOCK"))
     raise WorkspaceBoundError(f"the fused launch RSPLIT={launch.RSPLIT} over x [{rows}, {cols}] ({reductions} reduction(s)) "
                      f"needs {need} bytes of partials and semaphores, over the bound of {bound} bytes "
                      f"(the most of {MAX_WORKSPACE_FRACTION:.0%} of x's {x_bytes} bytes, two programs' partials and "
-                     f"{MIN_WORKSPACE_BOUND_BYTES} bytes); {source}", from_override=bool(asked))
+                     f"{MIN_WORKSPACE_BOUND_BYTES} bytes); {source}", from_override=asked)
 
 
 def wide_fp8_cast(cols: int, rows: int, narrowest: int, widest: int, reductions: int, num_sms: int) -> bool:
