@@ -25,6 +25,7 @@ import pathlib
 import re
 import subprocess
 import sys
+from typing import Optional
 
 import torch
 
@@ -52,10 +53,15 @@ COLUMNS = [
 ]
 
 
-def load_cases(suite: str, patterns: list[str]) -> list[harness.Case]:
-    frame = pd.read_csv(HERE / "cases.csv")
-    rows = [harness.Case(**r) for r in frame.to_dict("records")]
-    rows = [r for r in rows if suite in r.suites.split()]
+def read_cases() -> list[harness.Case]:
+    """Every row of ``benchmarks/cases.csv``."""
+    return [harness.Case(**r) for r in pd.read_csv(HERE / "cases.csv").to_dict("records")]
+
+
+def load_cases(suite: str, patterns: list[str], every: Optional[list[harness.Case]] = None) -> list[harness.Case]:
+    """The cases of ``every`` (default: :func:`read_cases`) tagged ``suite`` whose names match a glob of ``patterns``
+    (all if none)."""
+    rows = [r for r in (read_cases() if every is None else every) if suite in r.suites.split()]
     if patterns:
         rows = [r for r in rows if any(fnmatch.fnmatch(r.name, p) for p in patterns)]
     return rows
@@ -88,7 +94,8 @@ def main(argv=None) -> None:
                              "<suite>-dynamic")
     parser.add_argument("--out", type=pathlib.Path, default=HERE / "results", help="where to write JSON/CSV")
     args = parser.parse_args(argv)
-    suites = {"models"} | {tag for tags in pd.read_csv(HERE / "cases.csv")["suites"] for tag in tags.split()}
+    every = read_cases()
+    suites = {"models"} | {tag for case in every for tag in case.suites.split()}
     if args.suite not in suites:
         parser.error(f"--suite {args.suite}: not a suite; the suites are {', '.join(sorted(suites))}")
 
@@ -98,7 +105,7 @@ def main(argv=None) -> None:
         print("No GPU: the real training steps need one. Compiling the 'main' micro cases for a fake H200 instead "
               "(kernels stock -> fused and the decisions); timings need a GPU.")
         args.suite = "main"
-    cases = load_cases(args.suite, args.names)
+    cases = load_cases(args.suite, args.names, every)
     if not cases:
         parser.error(f"--names {' '.join(args.names)}: no case of the {args.suite} suite matches")
     if not HAS_GPU and args.suite != "main":
