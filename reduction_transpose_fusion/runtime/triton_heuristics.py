@@ -546,7 +546,8 @@ def check_workspace(launch: LaunchConfig, rows: int, cols: int, widest: int, red
     partials, or :data:`MIN_WORKSPACE_BOUND_BYTES`, whichever is most (:func:`workspace_bound`).
 
     Raises:
-        WorkspaceBoundError: naming the bytes, the bound and the launch (with the override, if one set RSPLIT).
+        WorkspaceBoundError: naming the bytes, the bound and the launch (with the override, if one set RSPLIT,
+            TILES_PER_PROGRAM or R0_BLOCK).
     """
     need = workspace_bytes(launch, cols, widest, reductions)
     x_bytes = rows * cols * widest
