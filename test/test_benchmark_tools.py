@@ -120,6 +120,21 @@ def test_compile_to_compile_compares_the_candidates_both_compiles_timed():
     assert random_sites.compile_to_compile(frame.assign(decisions_fused_every=None)) == {}
 
 
+
+def test_the_pick_loss_is_lower_for_weights_that_price_the_fastest_launch_first():
+    import numpy as np
+
+    from benchmarks import lab_ranking
+
+    # two split launches and the walk: the second split launch (one term 1.0 above the rules' split) runs fastest
+    kernel = dict(us=np.array([10.0, 6.0, 12.0]), fixed=np.log([np.nan, np.nan, 11.0]),
+                  split=np.array([True, True, False]), log_split=np.log([9.0, 9.0, 9.0]), base=None,
+                  terms=np.array([[0.0], [1.0], [0.0]]), priced=np.array([True, True, True]))
+    anchor = np.zeros(1)
+    cheaper, dearer = np.array([-0.5]), np.array([0.5])  # the fast launch priced 9e-0.5 or 9e+0.5 µs
+    assert lab_ranking._pick_loss(cheaper, [kernel], anchor) < 0.1 < 0.9 < lab_ranking._pick_loss(
+        dearer, [kernel], anchor) - lab_ranking.PICK_PENALTY * 0.25
+
 @pytest.mark.slow
 def test_lab_alike_counts_fewer_timed_kernels_with_the_graph_memo():
     """benchmarks.lab_alike on a small Float8 stack (in a fresh process: torchao rewrites Inductor's min/max codegen
