@@ -120,20 +120,26 @@ def test_compile_to_compile_compares_the_candidates_both_compiles_timed():
     assert random_sites.compile_to_compile(frame.assign(decisions_fused_every=None)) == {}
 
 
-
-def test_the_pick_loss_is_lower_for_weights_that_price_the_fastest_launch_first():
+def test_the_pick_loss_counts_a_miss_where_the_pick_is_slow_and_gives_the_rules_launch_its_margin():
     import numpy as np
 
     from benchmarks import lab_ranking
 
-    # two split launches and the walk: the second split launch (one term 1.0 above the rules' split) runs fastest
-    kernel = dict(us=np.array([10.0, 6.0, 12.0]), fixed=np.log([np.nan, np.nan, 11.0]),
-                  split=np.array([True, True, False]), log_split=np.log([9.0, 9.0, 9.0]), base=None,
-                  terms=np.array([[0.0], [1.0], [0.0]]), priced=np.array([True, True, True]))
-    anchor = np.zeros(1)
-    cheaper, dearer = np.array([-0.5]), np.array([0.5])  # the fast launch priced 9e-0.5 or 9e+0.5 µs
-    assert lab_ranking._pick_loss(cheaper, [kernel], anchor) < 0.1 < 0.9 < lab_ranking._pick_loss(
-        dearer, [kernel], anchor) - lab_ranking.PICK_PENALTY * 0.25
+    def loss(weight, base):
+        # the rules' split launch (10 µs, priced 9), a launch one term above it (6 µs, the fastest) and the walk
+        # (12 µs, priced 11); the fast launch is priced 9 · exp(weight)
+        kernel = dict(us=np.array([10.0, 6.0, 12.0]), fixed=np.log([np.nan, np.nan, 11.0]),
+                      split=np.array([True, True, False]), log_split=np.log([9.0, 9.0, 9.0]), base=base,
+                      terms=np.array([[0.0], [1.0], [0.0]]))
+        return lab_ranking._pick_loss(np.array([weight]), [kernel], np.zeros(1)) - lab_ranking.PICK_PENALTY * weight**2
+
+    assert loss(-0.5, None) < 0.1  # priced 5.5 µs: picked, the fastest (the logistic step gives it 0.08)
+    assert loss(0.5, None) > 0.9  # priced 14.8 µs: the rules' launch (10 µs) is picked, a miss
+    # priced 8.56 µs, 5% under the rules' 9: mostly the pick, but not past FIRST_PICK_MARGIN (7.5%) once the rules'
+    # launch is the baseline, which then takes most of the softmin's weight
+    assert loss(-0.05, None) < 0.5 < loss(-0.05, 0)
+    assert loss(-0.5, 0) < 0.1  # 39% under the rules' price: past the margin, picked
+
 
 @pytest.mark.slow
 def test_lab_alike_counts_fewer_timed_kernels_with_the_graph_memo():
