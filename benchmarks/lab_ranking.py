@@ -2,7 +2,7 @@
 the first pick, a boosted-tree regressor, and the timings' own repeatability.
 
     pip install -e ".[bench,lab]"
-    python -m benchmarks.lab_ranking      # fit to the earlier tables, tested on the six later H100 seeds (~3 min)
+    python -m benchmarks.lab_ranking      # fit to the earlier tables, tested on the six later H100 seeds (~5 min)
 
 The ranking the package ships (fx_passes/profitability.py, "The launch candidates' ranking") is a least-squares fit of
 the split launches' log µs on nine terms; its first pick is within 5% of the fastest candidate on about 83% of kernels
@@ -12,9 +12,8 @@ kernels and the same tolerance as :mod:`benchmarks.fit_launch_model`:
 1. **linear, least squares**: the shipped weights, and the nine weights refit to :data:`TRAIN`;
 2. **linear, fit for the pick**: the nine weights that minimise a smooth count of misses (each candidate weighted by a
    softmin of its price at temperature :data:`SOFTMIN_T`, a miss by a logistic step of width :data:`MISS_WIDTH` at
-   5% slower than the fastest,
-   :data:`PICK_PENALTY` pulling toward the least-squares weights), the rules' launch given ``FIRST_PICK_MARGIN`` as
-   the package does;
+   5% slower than the fastest, :data:`PICK_PENALTY` pulling toward the least-squares weights), the rules' launch
+   given ``FIRST_PICK_MARGIN`` as the package does;
 3. **boosted trees**: scikit-learn's ``HistGradientBoostingRegressor`` of each candidate's log µs, centred per kernel,
    on the site (N, C, bytes moved, element sizes, reductions), the launch (tile, ``RSPLIT``, warps, row tiles a
    program, prefetch, programs, the candidate's kind) and the cost model's own prices;
