@@ -44,7 +44,7 @@ from scipy.optimize import minimize  # noqa: E402
 from benchmarks import fit_launch_model as flm  # noqa: E402
 from benchmarks.random_sites import compile_to_compile  # noqa: E402
 from reduction_transpose_fusion.fx_passes import profitability  # noqa: E402
-from reduction_transpose_fusion.select_algorithm import FIRST_PICK_MARGIN, first_pick  # noqa: E402
+from reduction_transpose_fusion.select_algorithm import FIRST_PICK_MARGIN  # noqa: E402
 
 RESULTS = flm.RESULTS
 TRAIN = ("2026-12-06-h200-launch-candidates-rebuilt.csv", "2026-12-06-nvidia-h100-80gb-hbm3-launch-candidates-all.csv",
@@ -54,7 +54,9 @@ SOFTMIN_T = 0.03  # log µs: prices this close share the pick's weight
 PICK_PENALTY = 0.01  # per squared log-µs unit of weight away from the least-squares fit
 MISS_WIDTH = 0.02  # log µs: the logistic step's width about 5% slower than the fastest (0.08 at the fastest itself)
 KINDS = {"split": 0, "rules": 1, "walk": 2, "column tile": 3}
-FIXED_PRICE = {"walk": "walk_us", "column tile": "column_tile_us", "rules": "rules_us"}
+# fit_launch_model.accuracy's figures: the pick as the package takes it untimed, and the candidate priced fastest
+FIRST_PICK = "first pick within 5%"
+PRICED_FASTEST = "the candidate priced fastest within 5% (no margin)"
 
 
 def load(names) -> pd.DataFrame:
@@ -65,32 +67,19 @@ def load(names) -> pd.DataFrame:
     return frame
 
 
-def picks_within(frame: pd.DataFrame, predicted: pd.Series, margin: float | None = FIRST_PICK_MARGIN) -> np.ndarray:
-    """For each kernel of ``frame`` with two or more priced candidates (``fit_launch_model``'s count), whether its
-    pick (``first_pick`` with ``margin``; None: the candidate priced fastest) times within 5% of the fastest."""
-    frame = frame.assign(pred=predicted).dropna(subset=["pred"])
-    hits = []
-    for kernel, base in flm._kernels(frame):
-        pick = first_pick(list(kernel["pred"]), base, margin) if margin is not None else kernel.index.get_loc(
-            kernel["pred"].idxmin())
-        hits.append(kernel["us"].iloc[pick] <= (1 + flm.TOLERANCE) * kernel["us"].min())
-    return np.array(hits)
-
-
 def _pick_arrays(frame: pd.DataFrame) -> list[dict]:
     """Per kernel, what the pick's loss needs, over the candidates ``flm.predict`` prices (the kernels and rows that
-    :func:`picks_within` scores): times, the fixed log prices (NaN for split launches), the split launches' mask,
+    ``flm.accuracy`` scores): times, the fixed log prices (NaN for split launches), the split launches' mask,
     their terms less the rules' split launch's, its log µs, and the baseline's index."""
     priced = flm.predict(frame, profitability.CANDIDATES)  # NaN where no weights could price it
     out = []
     for kernel, base in flm._kernels(frame[priced.notna()]):
         split = (kernel["kind"] == "split").to_numpy()
-        fixed = np.array([kernel[FIXED_PRICE[k]].iloc[i] if k in FIXED_PRICE else np.nan
-                          for i, k in enumerate(kernel["kind"])], dtype=float)
+        fixed = np.where(split, np.nan, np.log(priced[kernel.index]))  # the walk, column tile, rules: no weights
         terms = (kernel[[f"t_{t}" for t in flm.TERMS]].to_numpy(float)
                  - kernel[[f"r_{t}" for t in flm.TERMS]].to_numpy(float))
         if np.isfinite(priced[kernel.index]).any():  # a kernel priced all infinite has no pick to weigh
-            out.append(dict(us=kernel["us"].to_numpy(float), fixed=np.log(fixed), split=split, terms=terms,
+            out.append(dict(us=kernel["us"].to_numpy(float), fixed=fixed, split=split, terms=terms,
                             log_split=np.log(kernel["split_us"].to_numpy(float)), base=base))
     return out
 
@@ -147,14 +136,13 @@ def tree_predictions(train: pd.DataFrame, test: pd.DataFrame, seed: int = 0) -> 
     return pd.Series(np.exp(model.predict(features(test))), index=test.index)
 
 
-def leave_one_seed_out(frame: pd.DataFrame, predict) -> np.ndarray:
-    """:func:`picks_within` (the candidate priced fastest) over every kernel, each seed's predicted by
-    ``predict(train, test)`` fit without it."""
+def leave_one_seed_out(frame: pd.DataFrame, predict) -> pd.Series:
+    """Each candidate's µs, each seed's predicted by ``predict(train, test)`` fit without it."""
     predicted = pd.Series(np.nan, index=frame.index)
     for seed in frame["seed"].unique():
         held = frame["seed"] == seed
         predicted[held] = predict(frame[~held], frame[held])
-    return picks_within(frame, predicted, margin=None)
+    return predicted
 
 
 def repeatability(paths) -> pd.Series:
@@ -174,23 +162,24 @@ def main(argv=None) -> None:
     train, test = load(args.train), load(args.test)
     both = pd.concat([train, test], ignore_index=True)
     least_squares = flm.fit(train)
-    tested = {  # each ranking's predicted µs of the test tables' candidates
+    predicted = {  # each ranking's µs of the test tables' candidates
         "linear, shipped weights": flm.predict(test, profitability.CANDIDATES),
         "linear, least squares refit": flm.predict(test, least_squares),
         "linear, fit for the pick": flm.predict(test, fit_for_pick(train)),
         "boosted trees": tree_predictions(train, test),
     }
-    held_out = {"linear, least squares refit": leave_one_seed_out(both, lambda a, b: flm.predict(b, flm.fit(a))),
-                "boosted trees": leave_one_seed_out(both, tree_predictions)}
-    counted = len(picks_within(train, flm.predict(train, least_squares)))
-    print(f"fit to {counted} kernels of {train['seed'].nunique()} seeds; tested on "
-          f"{len(picks_within(test, tested['boosted trees']))} of {test['seed'].nunique()} seeds; each seed left "
-          f"out: {len(held_out['boosted trees'])} kernels of {both['seed'].nunique()} seeds")
+    tested = {name: flm.accuracy(test, prices) for name, prices in predicted.items()}
+    refits = {"linear, least squares refit": lambda a, b: flm.predict(b, flm.fit(a)), "boosted trees": tree_predictions}
+    held_out = {name: flm.accuracy(both, leave_one_seed_out(both, refit)) for name, refit in refits.items()}
+    print(f"fit to {flm.accuracy(train, flm.predict(train, least_squares))['kernels']} kernels of "
+          f"{train['seed'].nunique()} seeds; tested on {tested['boosted trees']['kernels']} of "
+          f"{test['seed'].nunique()} seeds; each seed left out: {held_out['boosted trees']['kernels']} kernels of "
+          f"{both['seed'].nunique()} seeds")
     table = pd.DataFrame({name: {
-        "test: first pick (FIRST_PICK_MARGIN)": picks_within(test, predicted).mean(),
-        "test: priced fastest": picks_within(test, predicted, margin=None).mean(),
-        "each seed left out: priced fastest": held_out[name].mean() if name in held_out else math.nan,
-    } for name, predicted in tested.items()}).T
+        "test: first pick (FIRST_PICK_MARGIN)": figures[FIRST_PICK],
+        "test: priced fastest": figures[PRICED_FASTEST],
+        "each seed left out: priced fastest": held_out[name][PRICED_FASTEST] if name in held_out else math.nan,
+    } for name, figures in tested.items()}).T
     print("within 5% of the fastest candidate timed:")
     print(table.to_string(float_format=lambda v: f"{v:.3f}"))
     print("the timings' repeatability, every committed random-site run with both variants:")
