@@ -45,6 +45,8 @@ VARIANTS = {  # Inductor config patches
     # GELU gradient is computed once, stored, and read by the amax and the cast instead of recomputed in each
     "off-realize8": dict(reduction_transpose_fusion=False, realize_opcount_threshold=8),
     "on-realize8": dict(reduction_transpose_fusion=True, realize_opcount_threshold=8),
+    # only a computed tensor cast with a scale from its own reduction (the GELU gradient), stored in float32
+    "on-scaled-values": dict(reduction_transpose_fusion=True, reduction_transpose_fusion_realize_scaled_values=True),
 }
 # Loops of at least this fraction of a kernel's largest loop are row loops (counted); smaller ones are a finish's
 MIN_LOOP_FRACTION = 0.25
@@ -52,8 +54,9 @@ SASS_LINE = re.compile(r"^\s+/\*([0-9a-f]{4,})\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0
 STATIC_NUMEL = re.compile(r"^\s+(\w*numel) = (\d+)$", re.M)
 
 
-def step_kernels(step: str) -> dict[str, dict[str, str]]:
-    """``{variant: {kernel name: source}}`` of one step's joint graph on the fake H200."""
+def step_kernels(step: str, variants=tuple(VARIANTS)) -> dict[str, dict[str, str]]:
+    """``{variant: {kernel name: source}}`` of one step's joint graph on the fake H200, for ``variants`` (names in
+    :data:`VARIANTS`)."""
     from reduction_transpose_fusion_testing import fake_cuda
 
     fake_cuda.install()
@@ -69,8 +72,8 @@ def step_kernels(step: str) -> dict[str, dict[str, str]]:
     gm, inputs, _ = float8_graphs.joint_graph(float8_graphs.float8_mlp(dim, hidden, recipe), (tokens, dim),
                                               (tokens, dim))
     out = {}
-    for variant, options in VARIANTS.items():
-        with inductor_config.patch(fx_graph_cache=False, **options):
+    for variant in variants:
+        with inductor_config.patch(fx_graph_cache=False, **VARIANTS[variant]):
             code = get_code(lambda: compile_fx(gm, list(inputs)))
         (module,) = [c for c in (code if isinstance(code, (list, tuple)) else [code]) if c]
         out[variant] = kernel_sources(module)
@@ -132,13 +135,14 @@ def kernel_rows(kernels: dict[str, str]) -> list[dict]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--steps", nargs="*", default=list(STEPS), choices=list(STEPS))
+    parser.add_argument("--variants", nargs="*", default=list(VARIANTS), choices=list(VARIANTS))
     parser.add_argument("--out", required=True, help="CSV to write")
     args = parser.parse_args()
     if os.environ.get("TRITON_INTERPRET") == "1":
         raise SystemExit("lab_sass compiles for sm_90a: unset TRITON_INTERPRET")
     frames = []
     for step in args.steps:
-        for variant, kernels in step_kernels(step).items():
+        for variant, kernels in step_kernels(step, args.variants).items():
             frame = pd.DataFrame(kernel_rows(kernels))
             frame.insert(0, "variant", variant)
             frame.insert(0, "step", step)

@@ -7,8 +7,8 @@ Compiles the step (:data:`benchmarks.steps.STEPS`) with the fusion off, on, off 
 ``reduction_transpose_fusion_launch_config`` given (it applies to every fused kernel of the step), off and on with
 each ``--inductor`` option set (``KEY=VALUE``, a Python literal: e.g. how much pointwise work Inductor stores rather
 than recomputes), times them in interleaved rounds (:func:`benchmarks.steps.time_interleaved`), and writes
-``lab-steps.csv``: per variant the step's median ms and the CUDA µs per step of each fused kernel (``triton_unk_``
-names) from ``torch.profiler``.
+``lab-steps.csv``: per variant the step's median ms and the CUDA µs per step of each kernel whose name matches
+``--kernels`` (a regular expression; by default the fused kernels, ``triton_unk_`` names) from ``torch.profiler``.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import ast
 import pathlib
+import re
 
 import pandas as pd
 import torch
@@ -47,6 +48,8 @@ def main(argv=None) -> None:
     parser.add_argument("--launch", nargs="*", default=[], help="launch overrides, one variant each")
     parser.add_argument("--inductor", nargs="*", default=[],
                         help="Inductor options KEY=VALUE, each run off and on: variants off+KEY=VALUE, on+KEY=VALUE")
+    parser.add_argument("--kernels", type=re.compile, default=re.compile("^triton_unk_"),
+                        help="the kernels listed and summed in fused_us: names matching this regular expression")
     parser.add_argument("--out", type=pathlib.Path, required=True)
     args = parser.parse_args(argv)
     step = next(s for s in steps.STEPS if s.name == args.step)
@@ -64,7 +67,7 @@ def main(argv=None) -> None:
     steps.time_interleaved(runs)
     rows = []
     for name, run in runs.items():
-        fused = {k: us for k, (us, _) in run["profile"].items() if k.startswith("triton_unk_")}
+        fused = {k: us for k, (us, _) in run["profile"].items() if args.kernels.search(k)}
         rows.append(dict(step=step.name, variant=name, ms=run["ms"], speedup=runs["off"]["ms"] / run["ms"],
                          fused_us=sum(fused.values()), kernels=" | ".join(f"{k}={us:.1f}" for k, us in fused.items()),
                          decisions=" | ".join(d for d in run["decisions"] if d.startswith("fused"))))
