@@ -26,7 +26,10 @@ A node ``v`` is realized when all of these hold (thresholds :data:`MIN_CHAIN_OPS
 * a reduction reads ``u`` (through pointwise ops of its size and views), and a pointwise op of ``u``'s size reads
   both ``u`` (the same way) and that reduction's result (through any ops): the two are two kernels;
 * ``v``'s chain, the pointwise ops of its size it is computed from, holds at least :data:`MIN_CHAIN_OPS` ops, and
-  the chain's ops times its elements reach :data:`MIN_RECOMPUTE_OPS`.
+  the chain's ops times its elements reach :data:`MIN_RECOMPUTE_OPS`;
+* if ``v``'s last op is a multiplication, every op that reads ``u`` (through conversions) is a multiplication, a
+  division, an ``abs`` or a reduction: inlined, an addition could contract with that multiplication into one FMA,
+  and a copy computed from the stored value would round differently (a sum may, within its rounding).
 
 Off by default (``reduction_transpose_fusion_realize_scaled_values``): it adds a kernel and bytes, and pays only
 where the kernels that recompute the chain are bound by issue; not yet timed on a GPU.
@@ -40,9 +43,11 @@ from typing import Optional
 import torch
 
 from .. import _torch_private
-from .realize_scales import VIEWS, _chain, _is_pointwise, _is_reduction, _numel_hint
+from .realize_scales import (FACTOR_READERS, MULTIPLICATIONS, VIEWS, _chain, _is_pointwise, _is_reduction, _last_op,
+                             _numel_hint)
 
 log = logging.getLogger(__name__.rsplit(".", 2)[0])
+aten = torch.ops.aten
 prims = torch.ops.prims
 
 # A chain shorter than this (a product and a convert) costs a kernel less than the float32 store and loads it would
@@ -68,6 +73,8 @@ def realize_scaled_values(graph: torch.fx.Graph) -> list[torch.fx.Node]:
         ops = _chain(node, numel).ops if value is not None else 0
         if ops < MIN_CHAIN_OPS or ops * numel < MIN_RECOMPUTE_OPS:
             continue
+        if _last_op(node).target in MULTIPLICATIONS and not _only_safe_readers(value):
+            continue
         pair = _reduction_and_its_reader(value, numel, order)
         if pair is None:
             continue
@@ -86,6 +93,24 @@ def _graph_value(node: torch.fx.Node) -> Optional[torch.fx.Node]:
             or user.meta["val"].dtype not in LOW_PRECISION):
         return None
     return user
+
+
+def _only_safe_readers(value: torch.fx.Node) -> bool:
+    """True if every op that reads ``value``, directly or through dtype conversions, is a multiplication or a
+    division (:data:`.realize_scales.FACTOR_READERS`), an ``abs`` or a reduction.  Inlined, a product ``value`` could
+    contract with an addition that reads it into one FMA, which the stored, rounded product would not: a copy would
+    change bits (a sum's bits may change, within its rounding, as the package's sums do anyway)."""
+    frontier, seen = list(value.users), set()
+    while frontier:
+        user = frontier.pop()
+        if user in seen:
+            continue
+        seen.add(user)
+        if user.target is prims.convert_element_type.default:
+            frontier.extend(user.users)
+        elif not (user.target in FACTOR_READERS or user.target is aten.abs.default or _is_reduction(user)):
+            return False
+    return True
 
 
 def _readers(value: torch.fx.Node, numel: int) -> set[torch.fx.Node]:

@@ -119,10 +119,17 @@ def _short_chain(a, b):
     return q, q.t().contiguous()
 
 
+def _added_to_before_its_cast(g_h, h):
+    g1 = torch.ops.aten.gelu_backward(g_h, h)
+    return _cast(g1 + 1.0, _tensorwise_scale(g1))
+
+
 @pytest.mark.parametrize("fn,shape,dtype,device,why", [
     (_no_cast_after_the_reduction, (16384, 4096), torch.bfloat16, "cuda",
      "no op reads both g1 and a reduction of it: one kernel can take them all"),
     (_short_chain, (16384, 4096), torch.bfloat16, "cuda", "a chain of 3 ops"),
+    (_added_to_before_its_cast, (16384, 4096), torch.bfloat16, "cuda",
+     "inlined, the addition could contract with the chain's last product into an FMA: the copy's bits would change"),
     (gelu_gradient_casts, (16384, 4096), torch.float32, "cuda", "a float32 graph: no bf16 value computed in float32"),
     (gelu_gradient_casts, (512, 512), torch.bfloat16, "cuda", "too little recomputed"),
     (gelu_gradient_casts, (16384, 4096), torch.bfloat16, "cpu", "not on the GPU"),
