@@ -141,8 +141,9 @@ class ReductionTransposePass(CustomGraphModulePass):
     ``config.reduction_transpose_fusion`` is on, drops the clamps the GPU's fp8 conversion makes redundant
     (``reduction_transpose_fusion_saturating_casts``, :mod:`.saturating_casts`; first, so that the sites are found
     on the ops that will run), marks sites and (``reduction_transpose_fusion_realize_scales``) has the broadcast
-    scales of fp8 casts computed once (:mod:`.realize_scales`), and (``reduction_transpose_fusion_realize_scaled_values``)
-    a computed tensor cast with a scale from its own reduction stored once (:mod:`.realize_scaled_values`).
+    scales of fp8 casts computed once (:mod:`.realize_scales`), and
+    (``reduction_transpose_fusion_realize_scaled_values``) a computed tensor cast with a scale from its own
+    reduction stored once (:mod:`.realize_scaled_values`).
 
     Args:
         choices_cls: the ``InductorChoices`` subclass that keeps marked reductions unsplit; a site fuses only while
