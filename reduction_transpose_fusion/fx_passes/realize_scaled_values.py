@@ -19,17 +19,23 @@ It stores the float32 value *before* the graph's conversion to bf16 or fp16: Ind
 inlines in float32 (``emulate_precision_casts`` is off), so stock's reduction and cast see the unrounded value, and
 the stored float32 one keeps their bits.  Storing the bf16 value would round it, as eager does but stock does not.
 
-A node ``v`` is realized when all of these hold (thresholds :data:`MIN_CHAIN_OPS`, :data:`MIN_RECOMPUTE_OPS`):
+A node ``v`` is realized when all of these hold (thresholds :data:`MIN_CHAIN_OPS`, :data:`MIN_RECOMPUTE_OPS`,
+:data:`STOCK_OPS_MARGIN`):
 
 * ``v`` is a float32 pointwise op on the GPU whose one user converts it to bf16 or fp16, the graph's value ``u``
   (the end of a chain computed in float32; a chain of a float32 model is left inlined);
 * a reduction reads ``u`` (through pointwise ops of its size and views), and a pointwise op of ``u``'s size reads
-  both ``u`` (the same way) and that reduction's result (through any ops): the two are two kernels;
+  both ``u`` (the same way) and that reduction's result (through any ops): the two are two kernels.  A reduction
+  over some innermost dims only (a row's amax) does not count: Inductor emits it and the op reading the same rows
+  as one kernel;
 * ``v``'s chain, the pointwise ops of its size it is computed from, holds at least :data:`MIN_CHAIN_OPS` ops, and
   the chain's ops times its elements reach :data:`MIN_RECOMPUTE_OPS`;
-* if ``v``'s last op is a multiplication, every op that reads ``u`` (through conversions) is a multiplication, a
-  division, an ``abs`` or a reduction: inlined, an addition could contract with that multiplication into one FMA,
-  and a copy computed from the stored value would round differently (a sum may, within its rounding).
+* Inductor would not store ``u`` itself: it stores a value read by several ops, rounded to bf16, when it loads more
+  than ``realize_reads_threshold`` buffers or has more than ``realize_opcount_threshold`` ops, and stock's casts
+  then read the rounded value (the count is estimated, with a margin);
+* every op that reads ``u`` (through conversions) is a multiplication, a division, an ``abs`` or a reduction:
+  inlined, an addition could contract with the chain's last product into one FMA, and a copy computed from the
+  stored value would round differently (a sum may, within its rounding).
 
 Off by default (``reduction_transpose_fusion_realize_scaled_values``): it adds a kernel and bytes, and pays only
 where the kernels that recompute the chain are bound by issue; not yet timed on a GPU.
@@ -41,21 +47,24 @@ import logging
 from typing import Optional
 
 import torch
+import torch._inductor.config as inductor_config
 
 from .. import _torch_private
-from .realize_scales import (FACTOR_READERS, MULTIPLICATIONS, VIEWS, _chain, _is_pointwise, _is_reduction, _last_op,
-                             _numel_hint)
+from .realize_scales import FACTOR_READERS, VIEWS, _chain, _is_pointwise, _is_reduction, _numel_hint
 
 log = logging.getLogger(__name__.rsplit(".", 2)[0])
 aten = torch.ops.aten
 prims = torch.ops.prims
 
 # A chain shorter than this (a product and a convert) costs a kernel less than the float32 store and loads it would
-# add.  The GELU gradient's chain holds 15 ops (erf and exp among them).
+# add.  The GELU gradient's chain holds 14 ops (erf and exp among them).
 MIN_CHAIN_OPS = 8
 # ops of the chain x its elements: 2**27 lane-ops are about 4 µs of the H200's instruction issue (realize_scales.py),
 # above the launch of the kernel that realizing adds.
 MIN_RECOMPUTE_OPS = 2**27
+# Ops to spare when estimating whether Inductor stores the value itself (_stock_stores): for the GELU gradient the
+# estimate is 22 where Inductor counts 21 to 24 (its threshold patched to 20 stores it, to 24 does not).
+STOCK_OPS_MARGIN = 4
 LOW_PRECISION = (torch.bfloat16, torch.float16)
 
 
@@ -70,10 +79,9 @@ def realize_scaled_values(graph: torch.fx.Graph) -> list[torch.fx.Node]:
                 or node.meta["val"].device.type != "cuda" or _torch_private.is_realized(node)):
             continue
         value = _graph_value(node)
-        ops = _chain(node, numel).ops if value is not None else 0
-        if ops < MIN_CHAIN_OPS or ops * numel < MIN_RECOMPUTE_OPS:
-            continue
-        if _last_op(node).target in MULTIPLICATIONS and not _only_safe_readers(value):
+        chain = _chain(node, numel) if value is not None else None
+        if (chain is None or chain.ops < MIN_CHAIN_OPS or chain.ops * numel < MIN_RECOMPUTE_OPS
+                or _stock_stores(chain) or not _only_safe_readers(value)):
             continue
         pair = _reduction_and_its_reader(value, numel, order)
         if pair is None:
@@ -81,8 +89,19 @@ def realize_scaled_values(graph: torch.fx.Graph) -> list[torch.fx.Node]:
         _torch_private.realize_node(node)
         realized.append(node)
         log.info("realize %s (float32, %d elements, a chain of %d ops) once: %s reduces it, and %s reads it and "
-                 "that reduction's result", node.name, numel, ops, pair[0].name, pair[1].name)
+                 "that reduction's result", node.name, numel, chain.ops, pair[0].name, pair[1].name)
     return realized
+
+
+def _stock_stores(chain) -> bool:
+    """True if Inductor itself would store the chain's bf16 or fp16 value, rounded, where several ops read it
+    (``TensorBox.should_realize_on_reuse``): it loads more than ``realize_reads_threshold`` buffers, or its inner
+    function has more than ``realize_opcount_threshold`` ops.  That count is estimated as the chain's ops, its loads,
+    its distinct constants and the conversion (the GELU gradient: 14 + 2 + 5 + 1 = 22, where Inductor counts 21-24),
+    with :data:`STOCK_OPS_MARGIN` to spare: storing the float32 value instead would change the bits stock casts."""
+    ops = chain.ops + chain.reads + chain.constants + 1
+    return (chain.reads > inductor_config.realize_reads_threshold
+            or ops + STOCK_OPS_MARGIN > inductor_config.realize_opcount_threshold)
 
 
 def _graph_value(node: torch.fx.Node) -> Optional[torch.fx.Node]:
@@ -97,9 +116,10 @@ def _graph_value(node: torch.fx.Node) -> Optional[torch.fx.Node]:
 
 def _only_safe_readers(value: torch.fx.Node) -> bool:
     """True if every op that reads ``value``, directly or through dtype conversions, is a multiplication or a
-    division (:data:`.realize_scales.FACTOR_READERS`), an ``abs`` or a reduction.  Inlined, a product ``value`` could
-    contract with an addition that reads it into one FMA, which the stored, rounded product would not: a copy would
-    change bits (a sum's bits may change, within its rounding, as the package's sums do anyway)."""
+    division (:data:`.realize_scales.FACTOR_READERS`), an ``abs`` or a reduction.  Inlined, a chain whose last op
+    Inductor emits as a product (a ``mul``, but also a ``pow`` of 2 or a division by a constant) could contract with
+    an addition that reads it into one FMA, which the stored, rounded product would not: a copy would change bits (a
+    sum's bits may change, within its rounding, as the package's sums do anyway)."""
     frontier, seen = list(value.users), set()
     while frontier:
         user = frontier.pop()
@@ -128,6 +148,19 @@ def _readers(value: torch.fx.Node, numel: int) -> set[torch.fx.Node]:
     return out
 
 
+def _reduces_innermost_dims_only(reduction: torch.fx.Node) -> bool:
+    """True if ``reduction`` reduces some innermost dims of its input and not all of them (a row's amax): Inductor
+    emits it and an op that reads the same rows and its result as one kernel (a loop for the amax, then one for the
+    cast), so nothing is recomputed in a second kernel."""
+    (operand, *rest) = reduction.args
+    ndim = operand.meta["val"].dim() if isinstance(operand, torch.fx.Node) else 0
+    dims = rest[0] if rest and isinstance(rest[0], (list, tuple, int)) else None
+    if dims is None or ndim == 0:
+        return False  # all dims
+    dims = sorted({d % ndim for d in ([dims] if isinstance(dims, int) else dims)})
+    return len(dims) < ndim and dims == list(range(ndim - len(dims), ndim))
+
+
 def _computed_from(node: torch.fx.Node, source: torch.fx.Node, order: dict[torch.fx.Node, int]) -> bool:
     """True if ``node`` is computed from ``source`` through any ops; the walk back stops at nodes before ``source``
     in graph order (``order``), which cannot be."""
@@ -147,7 +180,7 @@ def _reduction_and_its_reader(value: torch.fx.Node, numel: int, order: dict[torc
     """A reduction of ``value`` and a pointwise op of ``value``'s size that reads both ``value`` and that
     reduction's result (an amax and the cast it scales), or None."""
     readers = _readers(value, numel)
-    for reduction in (r for r in readers if _is_reduction(r)):
+    for reduction in (r for r in readers if _is_reduction(r) and not _reduces_innermost_dims_only(r)):
         for reader in readers:
             if _is_pointwise(reader) and _numel_hint(reader) == numel and _computed_from(reader, reduction, order):
                 return reduction, reader

@@ -12,6 +12,7 @@ import re
 
 import pytest
 import torch
+from torch._inductor import config as inductor_config
 from torch._inductor.decomposition import select_decomp_table
 from torch._subclasses.fake_tensor import FakeTensorMode
 from torch.fx.experimental.proxy_tensor import make_fx
@@ -98,7 +99,8 @@ def _graph(fn, *shapes_dtypes, device="cuda") -> torch.fx.Graph:
 
 
 def _realized(fn, shape, dtype=torch.bfloat16, device="cuda") -> list[torch.fx.Node]:
-    return realize_scaled_values.realize_scaled_values(_graph(fn, (shape, dtype), (shape, dtype), device=device))
+    inputs = [(shape, dtype)] * fn.__code__.co_argcount
+    return realize_scaled_values.realize_scaled_values(_graph(fn, *inputs, device=device))
 
 
 def test_the_float32_value_before_the_bf16_conversion_is_the_one_realized():
@@ -124,12 +126,61 @@ def _added_to_before_its_cast(g_h, h):
     return _cast(g1 + 1.0, _tensorwise_scale(g1))
 
 
+def _squared_then_added_to(g_h, h):
+    """The chain's last op is a ``pow`` of 2, which Inductor emits as a product."""
+    g = (torch.ops.aten.gelu_backward(g_h.float(), h.float()) ** 2).to(torch.bfloat16)
+    return _cast(g + 1.0, _tensorwise_scale(g))
+
+
+def _five_inputs(a, b, c, d, e):
+    """A chain that loads 5 buffers, more than Inductor's ``realize_reads_threshold``: stock stores its bf16 value."""
+    g = (torch.ops.aten.gelu_backward(a.float(), b.float()) * c.float() + d.float() * e.float()).to(a.dtype)
+    q = _cast(g, _tensorwise_scale(g))
+    return q, q.t().contiguous(), g.sum(0)
+
+
+def _row_scaled(g_h, h):
+    """A row's amax: Inductor emits it and the cast that reads the same row as one kernel."""
+    g1 = torch.ops.aten.gelu_backward(g_h, h)
+    amax = g1.abs().amax(1, keepdim=True).to(torch.float64).clamp(min=1e-12)
+    return (g1.float() * (E5M2_MAX / amax).to(torch.float32)).to(E5M2)
+
+
+def _column_scaled(g_h, h):
+    """A column's amax, as torchao's rowwise recipe scales the transposed copy: two kernels."""
+    g1 = torch.ops.aten.gelu_backward(g_h, h)
+    amax = g1.abs().amax(0, keepdim=True).to(torch.float64).clamp(min=1e-12)
+    return (g1.float() * (E5M2_MAX / amax).to(torch.float32)).to(E5M2).t().contiguous(), g1.sum(0)
+
+
+def test_a_column_scaled_value_is_realized():
+    assert len(_realized(_column_scaled, (16384, 4096))) == 1
+
+
+@pytest.mark.parametrize("fn,options,stores", [
+    (gelu_gradient_casts, {}, False),
+    (_five_inputs, {}, True),
+    (gelu_gradient_casts, {"realize_opcount_threshold": 20}, True),  # Inductor counts 21-24 ops in the chain
+])
+def test_the_pass_knows_where_stock_stores_the_value_itself(fn, options, stores):
+    """Where stock's own rule stores the bf16 value (Inductor's output holds a bf16 buffer of its size), storing
+    the float32 one would change the bits of its casts: the pass's estimate of that rule agrees, and leaves it."""
+    shape = (16384, 4096)
+    specs = [(shape, torch.bfloat16)] * fn.__code__.co_argcount
+    src = interpret.generate(fn, interpret.fake_inputs(*specs), reduction_transpose_fusion=False, **options)
+    assert ("empty_strided_cuda((16384, 4096), (4096, 1), torch.bfloat16)" in src) == stores
+    with inductor_config.patch(options):
+        assert (_realized(fn, shape) == []) == stores
+
+
 @pytest.mark.parametrize("fn,shape,dtype,device,why", [
     (_no_cast_after_the_reduction, (16384, 4096), torch.bfloat16, "cuda",
      "no op reads both g1 and a reduction of it: one kernel can take them all"),
     (_short_chain, (16384, 4096), torch.bfloat16, "cuda", "a chain of 3 ops"),
     (_added_to_before_its_cast, (16384, 4096), torch.bfloat16, "cuda",
      "inlined, the addition could contract with the chain's last product into an FMA: the copy's bits would change"),
+    (_squared_then_added_to, (16384, 4096), torch.bfloat16, "cuda", "the same, the last product a pow of 2"),
+    (_row_scaled, (16384, 4096), torch.bfloat16, "cuda", "a row's amax and its cast are one kernel"),
     (gelu_gradient_casts, (16384, 4096), torch.float32, "cuda", "a float32 graph: no bf16 value computed in float32"),
     (gelu_gradient_casts, (512, 512), torch.bfloat16, "cuda", "too little recomputed"),
     (gelu_gradient_casts, (16384, 4096), torch.bfloat16, "cpu", "not on the GPU"),
