@@ -45,8 +45,6 @@ VARIANTS = {  # Inductor config patches
     # GELU gradient is computed once, stored, and read by the amax and the cast instead of recomputed in each
     "off-realize8": dict(reduction_transpose_fusion=False, realize_opcount_threshold=8),
     "on-realize8": dict(reduction_transpose_fusion=True, realize_opcount_threshold=8),
-    # only a computed tensor cast with a scale from its own reduction (the GELU gradient), stored in float32
-    "on-scaled-values": dict(reduction_transpose_fusion=True, reduction_transpose_fusion_realize_scaled_values=True),
 }
 # Loops of at least this fraction of a kernel's largest loop are row loops (counted); smaller ones are a finish's
 MIN_LOOP_FRACTION = 0.25

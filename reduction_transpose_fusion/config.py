@@ -126,16 +126,6 @@ ENTRIES = (
         "TORCHINDUCTOR_REDUCTION_TRANSPOSE_FUSION_REALIZE_SCALES",
         "Compute a broadcast scale once instead of once per element of the op that reads it.",
     ),
-    # Off by default, until timed on a GPU: with the fusion on, a bf16 or fp16 tensor computed by a long float32
-    # chain (a GELU gradient) and cast with a scale derived from its own reduction (dynamic fp8 scaling: the amax,
-    # then the cast) is stored once in float32 rather than recomputed by the reduction's kernel and the cast's
-    # (fx_passes/realize_scaled_values.py).  It adds a kernel and bytes; the bits stay stock's.
-    Entry(
-        "reduction_transpose_fusion_realize_scaled_values",
-        False,
-        "TORCHINDUCTOR_REDUCTION_TRANSPOSE_FUSION_REALIZE_SCALED_VALUES",
-        "Store once, in float32, a computed tensor that is cast with a scale derived from its own reduction.",
-    ),
     # On by default: with the fusion on, an fp8 cast's clamp to the format's largest finite value (torchao's
     # to_fp8_saturated) is dropped on GPUs whose conversion saturates by itself (compute capability 9.0), which
     # leaves every bit as it was and saves the kernel six instructions an element (fx_passes/saturating_casts.py).
@@ -310,15 +300,6 @@ def realize_scales() -> bool:
     return _switch("reduction_transpose_fusion_realize_scales")
 
 
-def realize_scaled_values() -> bool:
-    """``torch._inductor.config.reduction_transpose_fusion_realize_scaled_values``.
-
-    Raises:
-        ValueError: if it is not a bool, 0 or 1.
-    """
-    return _switch("reduction_transpose_fusion_realize_scaled_values")
-
-
 def saturating_casts() -> bool:
     """``torch._inductor.config.reduction_transpose_fusion_saturating_casts``.
 
@@ -411,8 +392,6 @@ _CHECKS = {
         lambda value: _check_int("reduction_transpose_fusion_timed_candidates", value, -1, " (-1: every candidate)"),
     "reduction_transpose_fusion_realize_scales":
         lambda value: _check_switch("reduction_transpose_fusion_realize_scales", value),
-    "reduction_transpose_fusion_realize_scaled_values":
-        lambda value: _check_switch("reduction_transpose_fusion_realize_scaled_values", value),
     "reduction_transpose_fusion_saturating_casts":
         lambda value: _check_switch("reduction_transpose_fusion_saturating_casts", value),
 }

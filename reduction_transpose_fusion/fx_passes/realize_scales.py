@@ -170,8 +170,6 @@ class Chain(NamedTuple):
     from_reduction: bool  # the chain starts from a reduction (it joins that reduction's kernel)
     from_input: bool  # ... or from a graph input (realized, it takes a kernel of its own)
     float64: bool  # one of its ops computes in float64
-    reads: int = 0  # distinct tensors it starts from (the buffers its kernel loads)
-    constants: int = 0  # distinct scalar constants its ops take
 
 
 def _chain(node: torch.fx.Node, numel: int) -> Chain:
@@ -180,7 +178,6 @@ def _chain(node: torch.fx.Node, numel: int) -> Chain:
     the same size and stops at anything else (a reduction, an input, a constant, a GEMM), at nodes already marked for
     realization and at graph outputs, which Inductor stores anyway."""
     count, from_reduction, from_input, float64, frontier, seen = 0, False, False, False, [node], set()
-    sources, constants = set(), set()
     while frontier:
         n = frontier.pop()
         if n in seen:
@@ -195,12 +192,8 @@ def _chain(node: torch.fx.Node, numel: int) -> Chain:
             from_reduction |= _is_reduction(source)
             # a tensor input (a SymInt placeholder of a dynamic size is no stored value)
             from_input |= source.op == "placeholder" and isinstance(source.meta.get("val"), torch.Tensor)
-            if isinstance(n.meta.get("val"), torch.Tensor):
-                sources.add(source)
             continue
         count += 1
         float64 |= n.meta["val"].dtype == torch.float64
-        constants.update(a for a in (*n.args, *n.kwargs.values()) if isinstance(a, (int, float)) and not
-                         isinstance(a, bool))
         frontier.extend(n.all_input_nodes)
-    return Chain(count, from_reduction, from_input, float64, len(sources), len(constants))
+    return Chain(count, from_reduction, from_input, float64)

@@ -39,7 +39,7 @@ from torch.fx.experimental.symbolic_shapes import statically_known_true
 from .. import _torch_private, config
 from ..runtime.triton_heuristics import (TRANSCENDENTAL, LaunchBoundError, LaunchConfig, column_tile,
                                         launch_config, wide_fp8_cast)
-from . import profitability, realize_scaled_values, realize_scales, saturating_casts
+from . import profitability, realize_scales, saturating_casts
 
 log = logging.getLogger(__name__)
 aten = torch.ops.aten
@@ -141,9 +141,7 @@ class ReductionTransposePass(CustomGraphModulePass):
     ``config.reduction_transpose_fusion`` is on, drops the clamps the GPU's fp8 conversion makes redundant
     (``reduction_transpose_fusion_saturating_casts``, :mod:`.saturating_casts`; first, so that the sites are found
     on the ops that will run), marks sites and (``reduction_transpose_fusion_realize_scales``) has the broadcast
-    scales of fp8 casts computed once (:mod:`.realize_scales`), and
-    (``reduction_transpose_fusion_realize_scaled_values``) a computed tensor cast with a scale from its own
-    reduction stored once (:mod:`.realize_scaled_values`).
+    scales of fp8 casts computed once (:mod:`.realize_scales`).
 
     Args:
         choices_cls: the ``InductorChoices`` subclass that keeps marked reductions unsplit; a site fuses only while
@@ -164,8 +162,6 @@ class ReductionTransposePass(CustomGraphModulePass):
             mark_sites(gm.graph, foreign)
             if config.realize_scales():
                 realize_scales.realize_broadcast_values(gm.graph)
-            if config.realize_scaled_values():
-                realize_scaled_values.realize_scaled_values(gm.graph)
 
     def uuid(self) -> bytes:
         """Hash of every source file of the package: changing the package never reuses a compiled graph."""
