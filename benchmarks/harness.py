@@ -172,13 +172,15 @@ REFERENCE_MAX_INPUT_BYTES = 4 * 10**9
 def check(case: families.Case, inputs, fused, stock) -> tuple[float, bool]:
     """(largest relative error of a reduction vs float64 eager, transposed/cast outputs bit-equal to stock).
 
-    The error is NaN when the inputs exceed :data:`REFERENCE_MAX_INPUT_BYTES`."""
+    The error is :func:`~reduction_transpose_fusion_testing.families.reference_error`'s: over the values eager's
+    result holds finite in the output's dtype (an fp16 sum past 65504 is Inf in both), Inf where a NaN or an Inf
+    differs.  It is NaN when the inputs exceed :data:`REFERENCE_MAX_INPUT_BYTES`."""
     exact = all(torch.equal(families.bits(fused[i]), families.bits(stock[i]))
                 for i in (*case.transposed, *case.exact))
     if nbytes(inputs) > REFERENCE_MAX_INPUT_BYTES:
         return math.nan, exact
     reference = case.reference(inputs)
-    errors = [families.rel_err(out, ref)
+    errors = [families.reference_error(out, ref)[0]
               for i, (out, ref) in enumerate(zip(fused, reference)) if i not in (*case.transposed, *case.exact)]
     return max(errors, default=0.0), exact
 

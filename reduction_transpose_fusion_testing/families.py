@@ -10,6 +10,7 @@ reductions, except ``exact`` positions (casts such as F5's ``q``), which are che
 from __future__ import annotations
 
 import dataclasses
+import math
 from typing import Callable
 
 import torch
@@ -35,24 +36,36 @@ def rel_err(out: torch.Tensor, ref: torch.Tensor) -> float:
     return ((out.double() - ref).norm() / ref.norm()).item()
 
 
+def reference_error(out: torch.Tensor, ref: torch.Tensor) -> tuple[float, str]:
+    """A reduction ``out`` against its float64 eager ``ref``, with ``ref`` first rounded to ``out.dtype`` (so an fp16
+    sum past 65504 is Inf in both): ``(relative error over the finite values, "")``, or ``(inf, what differs)`` where
+    the NaN positions or the ±Inf differ.  The error is the largest absolute value where ``ref``'s finite values are
+    all zero."""
+    ref = ref.to(out.dtype).double()
+    out = out.double()
+    if not torch.equal(out.isnan(), ref.isnan()):
+        return math.inf, "NaN positions differ from eager"
+    inf = ref.isinf()
+    if not (torch.equal(out.isinf(), inf) and torch.equal(out[inf], ref[inf])):
+        return math.inf, "Inf differs from eager"
+    finite = ref.isfinite()
+    if not finite.any():
+        return 0.0, ""
+    return (rel_err(out[finite], ref[finite]) if ref[finite].norm() else out[finite].abs().max().item()), ""
+
+
 def assert_matches_reference(out: torch.Tensor, ref: torch.Tensor) -> None:
     """A reduction ``out`` against its float64 eager ``ref``: NaN where ``ref`` has NaN, the same ±Inf (``ref`` is
     first rounded to ``out.dtype``, so an fp16 sum past 65504 is Inf in both), finite values within
-    :data:`TOLERANCE`.
+    :data:`TOLERANCE` (:func:`reference_error`).
 
     Raises:
         AssertionError: naming what differs.
     """
+    err, differs = reference_error(out, ref)
+    assert not differs, differs
     tol = TOLERANCE[out.dtype]
-    ref = ref.to(out.dtype).double()
-    out = out.double()
-    assert torch.equal(out.isnan(), ref.isnan()), "NaN positions differ from eager"
-    inf = ref.isinf()
-    assert torch.equal(out.isinf(), inf) and torch.equal(out[inf], ref[inf]), "Inf differs from eager"
-    finite = ref.isfinite()
-    if finite.any():
-        err = rel_err(out[finite], ref[finite]) if ref[finite].norm() else out[finite].abs().max().item()
-        assert err <= tol, f"relative error {err} > {tol}"
+    assert err <= tol, f"relative error {err} > {tol}"
 
 
 def f1_permute(x):

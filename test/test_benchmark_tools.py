@@ -425,3 +425,20 @@ def test_the_main_job_refuses_a_suite_or_case_pattern_that_names_nothing(argv, s
         run.main(argv + ["--out", "/nonexistent/never-written"])
     assert ended.value.code == 2
     assert says in capsys.readouterr().err
+
+
+def test_the_check_counts_an_fp16_sum_past_its_range_as_eager_has_it_and_a_differing_inf_as_an_error():
+    """``y = a * b + 1`` summed over 30000 rows: a column of ``a = b = 1.5`` sums to 97500, past fp16's 65504, so
+    eager's sum is Inf there, and so is a correct output's; the error is taken over the finite columns.  An output
+    finite where eager's is Inf is an error."""
+    case = families.ALL_CASES["F2-mul-add"]
+    seed = torch.seed() % 2**31
+    inputs = case.inputs(30000, 3, torch.float16, seed=seed)
+    inputs[0][:, 1] = inputs[1][:, 1] = 1.5
+    out = case.fn(*inputs)
+    assert out[1][1].isinf() and out[1][[0, 2]].isfinite().all()
+    err, exact = harness.check(case, inputs, out, out)
+    assert exact and err < families.TOLERANCE[torch.float16], err
+    wrong = [out[0], out[1].clone()]
+    wrong[1][1] = 65504
+    assert harness.check(case, inputs, wrong, out)[0] == math.inf
